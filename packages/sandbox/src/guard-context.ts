@@ -1,4 +1,5 @@
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
+import { isolatedVm } from './isolated-vm';
 import { errorMessage } from '@guardagent/errors';
 import type { Outcome } from './outcome';
 import type { ResolvedLimits, SandboxToolboxFunction } from './sandbox-types';
@@ -79,8 +80,8 @@ export class GuardContext {
       // Evaluating the wrapper only creates the function: the code was checked to be a function body.
       const guardFn = guard.runSync(context, { reference: true, timeout: SETUP_TIMEOUT_MS }) as ivm.Reference;
       const spec = JSON.stringify({ names: shape.names, async: shape.asyncFlags, harden });
-      const hostCall = new ivm.Callback((index: number, json: string) => this.callSync(index, json));
-      const hostStart = new ivm.Callback((index: number, json: string) => this.startAsync(index, json));
+      const hostCall = new isolatedVm.Callback((index: number, json: string) => this.callSync(index, json));
+      const hostStart = new isolatedVm.Callback((index: number, json: string) => this.startAsync(index, json));
       this.entry = setup.applySync(undefined, [spec, hostCall, hostStart, guardFn.derefInto()], {
         result: { reference: true },
         timeout: SETUP_TIMEOUT_MS,

@@ -1,4 +1,5 @@
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
+import { isolatedVm } from './isolated-vm';
 import { errorMessage } from '@guardagent/errors';
 import { GuardContext } from './guard-context';
 import { HARNESS_SOURCE } from './harness-source';
@@ -46,7 +47,7 @@ export class PooledIsolate {
   private readonly programs: LruCache<string, GuardContext>;
 
   constructor(private readonly options: PooledIsolateOptions) {
-    this.isolate = new ivm.Isolate({
+    this.isolate = new isolatedVm.Isolate({
       memoryLimit: options.memoryMb,
       onCatastrophicError: options.onCatastrophicError,
     });
