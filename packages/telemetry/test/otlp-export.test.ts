@@ -32,12 +32,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${port}`;
+  // NodeSDK's default protocol is http/protobuf; JSON keeps the body readable here.
+  process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json';
   handle = initTelemetry({ serviceName: 'otlp-test' });
 });
 
 afterAll(async () => {
   await handle.shutdown();
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  delete process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
