@@ -1,13 +1,14 @@
 # syntax=docker/dockerfile:1.7
 # One image for every GuardAgent service. TypeScript runs as is (tsx), so there is no build
-# step; the only compiled dependency is isolated-vm (the guard-code sandbox).
+# step; the only native dependency is isolated-vm (the guard-code sandbox): on Node 22 and 24 it
+# comes prebuilt (isolated-vm 6.2.0); the toolchain below is for Node 20 images (5.0.4 from source).
 #
 #   docker build -t guardagent .
 #   docker run --rm -e REDIS_URL=redis://redis:6379 guardagent                      # the gateway (default)
 #   docker run --rm -e REDIS_URL=... guardagent \
 #     node --no-node-snapshot --import tsx services/executor/src/main.ts            # any other service
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Only the manifests, so the dependency layer is rebuilt only when they change.
 FROM ${NODE_IMAGE} AS manifests
