@@ -8,3 +8,4 @@ export { startStdioProxy, type StdioProxy } from './stdio-proxy';
 export { ToolNames, UPSTREAM_SEPARATOR, type ToolAddress } from './tool-names';
 export { toolVisibility, type ToolVisibility } from './tool-visibility';
 export { connectUpstream, type Upstream, type UpstreamSpec } from './upstream';
+export { startHttpProxy, type HttpProxy, type HttpProxyOptions, type HttpCaller } from './http-proxy';
