@@ -80,3 +80,26 @@ describe('guardAgentToolInput with the OpenAI Agents SDK', () => {
     expect(seen).toContain("only the session user's account");
   });
 });
+
+describe('examples/agents-openai/agent.ts', () => {
+  it('runs the example agent: its own account is read, a refund over 50 is held with a token', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parsePolicyText } = await import('@guardagent/schemas');
+    const { POLICY_FILE, createSupportAgent } = await import('../../../examples/agents-openai/agent');
+    await transport.putPolicy(parsePolicyText(await readFile(POLICY_FILE, 'utf8'), 'refund-desk.yaml'));
+    const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-test', maxRetries: 0 }), 'fake-model');
+    const session = { id: 'cust-42', roles: ['support_agent'], attributes: { email: 'cust-42@example.com' } };
+    const first = llm.requests.length;
+    llm.enqueue(
+      { toolCalls: [{ name: 'read_account', arguments: { user_id: 'cust-42' } }, { name: 'issue_refund', arguments: { user_id: 'cust-42', amount: 80, reason: 'broken item' } }] },
+      { content: 'Done.' },
+    );
+    const result = await run(createSupportAgent(transport, model), 'balance, and refund 80', { context: session });
+    expect(result.finalOutput).toBe('Done.');
+    const seen = toolMessages(first + 1).join();
+    expect(seen).toContain('Ada');
+    expect(seen).toContain('refunds over 50 need');
+    expect(seen).toMatch(/Approval token: apv_/);
+    expect(seen).not.toContain('refunded 80');
+  });
+});

@@ -90,3 +90,23 @@ describe('guardTools with the Vercel AI SDK', () => {
     expect(seen).toMatch(/approval token apv_/);
   });
 });
+
+describe('examples/ai-sdk/agent.ts', () => {
+  it('runs the example: its own account is read, another customer\'s is refused', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parsePolicyText } = await import('@guardagent/schemas');
+    const { POLICY_FILE, answer } = await import('../../../examples/ai-sdk/agent');
+    await transport.putPolicy(parsePolicyText(await readFile(POLICY_FILE, 'utf8'), 'refund-desk.yaml'));
+    const session = { id: 'cust-42', roles: ['support_agent'], attributes: { email: 'cust-42@example.com' } };
+    const first = llm.requests.length;
+    llm.enqueue(
+      { toolCalls: [{ name: 'read_account', arguments: { user_id: 'cust-42' } }, { name: 'read_account', arguments: { user_id: 'cust-7' } }] },
+      { content: 'Here is what I may show.' },
+    );
+    expect(await answer(model(), transport, session, 'show cust-42 and cust-7')).toBe('Here is what I may show.');
+    const seen = toolMessages(first + 1);
+    expect(seen).toContain('Ada');
+    expect(seen).not.toContain('Bob');
+    expect(seen).toContain('a support agent may read only the account of the session');
+  });
+});
