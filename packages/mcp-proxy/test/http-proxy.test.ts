@@ -67,8 +67,8 @@ beforeAll(async () => {
   workers = await startWorkers(redisUrl, prefix);
   const config = loadConfig({}, { redisUrl, prefix, adminKey: ADMIN_KEY });
   gateway = await startGateway({ config, port: 0, logger: silentLogger });
-  shopKey = (await (await gatewayCall('/v1/tenants', { id: 'shop' })).json()).apiKey;
-  otherKey = (await (await gatewayCall('/v1/tenants', { id: 'other' })).json()).apiKey;
+  shopKey = ((await (await gatewayCall('/v1/tenants', { id: 'shop' })).json()) as { apiKey: string }).apiKey;
+  otherKey = ((await (await gatewayCall('/v1/tenants', { id: 'other' })).json()) as { apiKey: string }).apiKey;
 
   const everythingPort = await freePort();
   await startAndWaitFor([EVERYTHING_SERVER, 'streamableHttp'], { PORT: String(everythingPort) }, (line) => (line.includes('listening on port') ? line : null));
@@ -157,7 +157,7 @@ describe('guardagent mcp over streamable HTTP with two upstreams', () => {
       body: '{"jsonrpc": "2.0", "id": 1, "method": ',
     });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe(-32700);
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
     expect(textOf(await client.callTool({ name: 'every__echo', arguments: { message: 'still serving' } }))).toBe('Echo: still serving');
     await client.close();
   });
