@@ -1,5 +1,5 @@
 import type { GuardTransport, SubjectInput } from '@guardagent/client';
-import { GuardAgentError } from '@guardagent/errors';
+import { GuardAgentError, ValidationError } from '@guardagent/errors';
 import { NOT_YET_APPROVED_REASON } from '@guardagent/rails';
 import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
 import type { ApprovalMemory } from './approval-memory';
@@ -74,6 +74,9 @@ export class CallGuard {
     try {
       decision = await this.decide(job);
     } catch (error) {
+      // A call the job schema rejects (e.g. arguments past the size limits) is malformed, not
+      // undecided: it is refused whatever the failMode.
+      if (error instanceof ValidationError) return { outcome: 'deny', decision: null, reasons: [`the call is not a valid guard job: ${error.message}`] };
       const why = `GuardAgent could not decide (${describeError(error)})`;
       if (this.options.failMode === 'open') return { outcome: 'forward', decision: null, undecided: why };
       return { outcome: 'deny', decision: null, reasons: [`${why}; the call was not forwarded (failMode: closed)`] };

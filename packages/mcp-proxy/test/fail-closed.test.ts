@@ -54,6 +54,10 @@ describe('guardagent mcp when GuardAgent cannot decide', () => {
     expect(forwarded.isError).toBeFalsy();
     expect(readFileSync(join(root, 'open.txt'), 'utf8')).toBe('open.txt');
     expect(JSON.stringify(forwarded._meta?.['guardagent/notes'])).toContain('could not decide (CHECK_TIMEOUT');
+    // A call that is not a valid guard job is malformed, not undecided: refused even here.
+    const malformed = await proxy.client.callTool({ name: 'w'.repeat(300), arguments: {} });
+    expect(malformed.isError).toBe(true);
+    expect(textOf(malformed)).toContain('is not a valid guard job');
   });
 
   it('refuses the call when Redis is stopped, and keeps serving', async () => {
