@@ -33,18 +33,24 @@ export interface HttpProxyOptions {
   timeoutMs?: number;
   /** At most this many open sessions (default 1000); beyond, new ones get 503. */
   maxSessions?: number;
+  /** A session unused this long is closed (default 30 min), so abandoned ones do not fill `maxSessions`. */
+  idleMs?: number;
+  now?: () => number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 export interface HttpProxy {
   url: string;
   sessions(): number;
+  /** Closes the sessions idle longer than `idleMs` (also run every minute). */
+  sweepIdle(): Promise<number>;
   close(): Promise<void>;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   caller: HttpCaller;
+  lastUsed: number;
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -70,6 +76,8 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const sessions = new Map<string, Session>();
   const approvalsByTenant = new Map<string, ApprovalMemory>();
   const failMode = options.policy.failMode;
+  const now = options.now ?? Date.now;
+  const idleMs = options.idleMs ?? 30 * 60_000;
 
   const openSession = async (caller: HttpCaller): Promise<StreamableHTTPServerTransport> => {
     let approvals = approvalsByTenant.get(caller.tenant);
@@ -92,7 +100,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, caller });
+        sessions.set(id, { transport, caller, lastUsed: now() });
       },
     });
     transport.onclose = () => {
@@ -114,6 +122,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       if (!session || !sameCaller(session.caller, caller)) return refuse(res, 404, 'Session not found');
+      session.lastUsed = now();
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'No session: start one with an initialize request (POST)');
@@ -137,10 +146,20 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const address = http.address() as AddressInfo;
+  const sweepIdle = async (): Promise<number> => {
+    const idle = [...sessions.entries()].filter(([, s]) => now() - s.lastUsed > idleMs);
+    for (const [id] of idle) sessions.delete(id);
+    await Promise.all(idle.map(([, s]) => s.transport.close().catch(() => undefined)));
+    return idle.length;
+  };
+  const sweeper = setInterval(() => void sweepIdle(), 60_000);
+  sweeper.unref();
   return {
     url: `http://${address.address}:${address.port}${path}`,
     sessions: () => sessions.size,
+    sweepIdle,
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       sessions.clear();
       http.closeAllConnections();
