@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '@guardagent/schemas';
+import { offerToWaitForApproval, type ApprovalWaitOptions } from './approval-wait';
 import type { CallGuard } from './call-guard';
 import { deniedResult, heldResult, upstreamErrorResult, withheldResult } from './refusal-result';
 import { filterToolResult } from './result-filter';
@@ -19,6 +20,8 @@ export interface GuardedServerOptions {
   names: ToolNames;
   guard: CallGuard;
   visibility: ToolVisibility;
+  /** Waiting for an approval when the human chose to (elicitation). */
+  approvalWait?: ApprovalWaitOptions;
   /** How long a forwarded call may take upstream (default 60 s). */
   callTimeoutMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -80,11 +83,15 @@ export function createGuardedServer(options: GuardedServerOptions): Server {
       return deniedResult(exposed, [`no tool '${exposed}' behind this proxy`], null);
     }
     const client = server.getClientVersion();
-    const verdict = await guard.checkCall(exposed, args, {
+    const context = {
       upstream: address.upstream,
       ...(client ? { client: { name: client.name, version: client.version } } : {}),
-      recentCalls,
-    });
+      recentCalls: [...recentCalls],
+    };
+    let verdict = await guard.checkCall(exposed, args, context);
+    if (verdict.outcome === 'pending') {
+      verdict = await offerToWaitForApproval(server, guard, verdict, { tool: exposed, args, context, signal: extra.signal }, options.approvalWait);
+    }
     log('tool call', { tool: exposed, outcome: verdict.outcome, decisionId: verdict.decision?.id });
     remember(exposed, verdict.outcome === 'forward' ? 'allow' : verdict.outcome);
     if (verdict.outcome === 'deny') return deniedResult(exposed, verdict.reasons, verdict.decision);

@@ -9,3 +9,4 @@ export { ToolNames, UPSTREAM_SEPARATOR, type ToolAddress } from './tool-names';
 export { toolVisibility, type ToolVisibility } from './tool-visibility';
 export { connectUpstream, type Upstream, type UpstreamSpec } from './upstream';
 export { startHttpProxy, type HttpProxy, type HttpProxyOptions, type HttpCaller } from './http-proxy';
+export { offerToWaitForApproval, type ApprovalWaitOptions } from './approval-wait';
