@@ -115,7 +115,14 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     if (url.pathname !== path) return refuse(res, 404, 'Not found');
     const match = BEARER.exec(req.headers.authorization ?? '');
     const key = match?.[1];
-    const caller = key && key.length <= MAX_KEY_CHARS ? await options.authenticate(key) : null;
+    let caller: HttpCaller | null = null;
+    try {
+      caller = key && key.length <= MAX_KEY_CHARS ? await options.authenticate(key) : null;
+    } catch (error) {
+      // The key store (Redis) is unreachable: no one is let in, and the client may retry.
+      log('authentication unavailable', { error: (error as Error)?.message });
+      return refuse(res, 503, 'Authentication is unavailable; retry later');
+    }
     if (!caller) return refuse(res, 401, 'Send Authorization: Bearer <apiKey> with a valid key', { 'www-authenticate': 'Bearer' });
 
     const sessionId = req.headers['mcp-session-id'];
