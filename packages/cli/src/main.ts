@@ -9,6 +9,7 @@ import { registerEval } from './commands/eval';
 import { registerDemo } from './commands/demo';
 import { registerApprove } from './commands/approve';
 import { registerMemory } from './commands/memory';
+import { registerMcp } from './commands/mcp';
 
 const program = new Command()
   .name('guardagent')
@@ -25,6 +26,7 @@ registerEval(program);
 registerDemo(program);
 registerApprove(program);
 registerMemory(program);
+registerMcp(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -60,8 +60,11 @@ export function checkRails(compiled: CompiledRails, job: RailsJob): RailsCheck {
   return { state, work, checkUs: elapsedUs(started) };
 }
 
+/** The reason of a deny for a token that exists but is not approved yet (callers may keep the token). */
+export const NOT_YET_APPROVED_REASON = 'the approval token has not been approved yet';
+
 const CONSUME_REASONS: Record<Exclude<ConsumeResult, 'allowed'>, string> = {
-  'not-approved': 'the approval token has not been approved yet',
+  'not-approved': NOT_YET_APPROVED_REASON,
   expired: 'the approval token has expired',
   mismatch: 'the approval token was issued for a different call (tool, arguments or subject)',
   used: 'the approval token has already been used',

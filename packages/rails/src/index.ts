@@ -1,6 +1,6 @@
 export { compileRails } from './compile-rails';
 export type { CompiledRails, CompiledTool, CompiledCondition, CompiledPiiFilter } from './compiled-rails';
-export { evaluateRails, checkRails, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, type RailsDeps, type RailsCheck } from './evaluate-rails';
 export type { RailsOutcome, RailsVerdict } from './rails-outcome';
 export type { RailsJob } from './rails-job';
 export { detectPii, redactPii, redactFindings, piiPlaceholder, PII_KINDS, type PiiFinding } from './pii/detect-pii';

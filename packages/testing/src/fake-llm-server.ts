@@ -17,6 +17,13 @@ export interface FakeContentReply {
   headers?: Record<string, string>;
 }
 
+/** The model proposes tool calls (`finish_reason: tool_calls`); `arguments` is sent as JSON text. */
+export interface FakeToolCallsReply {
+  toolCalls: { id?: string; name: string; arguments: unknown }[];
+  content?: string | null;
+  delayMs?: number;
+}
+
 /** An HTTP error. `body` defaults to an OpenAI-style `{ error: { message, type } }`. */
 export interface FakeErrorReply {
   status: number;
@@ -31,7 +38,7 @@ export interface FakeHangReply {
   hang: true;
 }
 
-export type FakeLlmReply = FakeContentReply | FakeErrorReply | FakeHangReply;
+export type FakeLlmReply = FakeContentReply | FakeToolCallsReply | FakeErrorReply | FakeHangReply;
 
 /** Computes the reply for the `index`-th request (0-based, counting every chat request). */
 export type FakeLlmHandler = (body: any, index: number) => FakeLlmReply | Promise<FakeLlmReply>;
@@ -72,6 +79,24 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, headers
     ...headers,
   });
   res.end(text);
+}
+
+function toolCallsCompletion(body: any, reply: FakeToolCallsReply, index: number): unknown {
+  const toolCalls = reply.toolCalls.map((call, i) => ({
+    id: call.id ?? `call_fake_${index}_${i}`,
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
+  const promptTokens = roughTokens(promptText(body));
+  const completionTokens = roughTokens(JSON.stringify(toolCalls));
+  return {
+    id: `chatcmpl-fake-${index}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: typeof body?.model === 'string' ? body.model : 'fake-model',
+    choices: [{ index: 0, message: { role: 'assistant', content: reply.content ?? null, refusal: null, tool_calls: toolCalls }, finish_reason: 'tool_calls', logprobs: null }],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
 }
 
 function completion(body: any, reply: FakeContentReply, index: number): unknown {
@@ -172,6 +197,10 @@ export async function startFakeLlmServer(script?: FakeLlmReply[] | FakeLlmHandle
     if ('status' in reply) {
       const payload = reply.body ?? { error: { message: `fake-llm-server: scripted HTTP ${reply.status}`, type: 'server_error' } };
       sendJson(res, reply.status, payload, reply.headers);
+      return;
+    }
+    if ('toolCalls' in reply) {
+      sendJson(res, 200, toolCallsCompletion(body, reply, index));
       return;
     }
     sendJson(res, 200, completion(body, reply, index), reply.headers);

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { UnauthorizedError } from '@guardagent/errors';
 import { parseOrThrow } from '@guardagent/schemas';
-import { sameKey } from './api-key';
+import { callerOfKey } from './caller-of-key';
 import { registerDocsPage } from './docs-page';
 import { errorResponse } from './error-response';
 import { ForbiddenError } from './gateway-errors';
@@ -25,12 +25,10 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 async function authenticate(deps: GatewayDeps, header: string | undefined, level: AuthLevel): Promise<Caller> {
   const match = BEARER.exec(header ?? '');
   if (!match) throw new UnauthorizedError('Send Authorization: Bearer <apiKey>');
-  const key = match[1];
-  if (deps.config.adminKey && sameKey(key, deps.config.adminKey)) return { tenant: ADMIN_TENANT, admin: true };
-  const tenant = key.length <= 512 ? await deps.tenants.tenantOfKey(key) : null;
-  if (!tenant) throw new UnauthorizedError('Invalid API key');
-  if (level === 'admin') throw new ForbiddenError('Only the admin key (GUARDAGENT_ADMIN_KEY) may do this');
-  return { tenant, admin: false };
+  const caller = await callerOfKey({ adminKey: deps.config.adminKey, tenants: deps.tenants }, match[1]);
+  if (!caller) throw new UnauthorizedError('Invalid API key');
+  if (level === 'admin' && !caller.admin) throw new ForbiddenError('Only the admin key (GUARDAGENT_ADMIN_KEY) may do this');
+  return caller;
 }
 
 /** The Fastify app of the gateway: routes, OpenAPI document, docs page, one error handler. */

@@ -8,4 +8,6 @@ export { BatchStore, type BatchStatus, type BatchState } from './batch-store';
 export { GatewayMetrics } from './gateway-metrics';
 export { checkReadiness, type Readiness } from './readiness';
 export { generateApiKey, hashApiKey } from './api-key';
+export { callerOfKey } from './caller-of-key';
+export type { Caller } from './route-spec';
 export * from './gateway-errors';

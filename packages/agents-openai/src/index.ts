@@ -1,0 +1,1 @@
+export { guardAgentToolInput, refusalText, type GuardToolInputOptions } from './guard-tool-input';

@@ -1,0 +1,105 @@
+import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from '@openai/agents';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { QueueTransport } from '@guardagent/client';
+import { loadConfig } from '@guardagent/config';
+import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
+import { guardAgentToolInput } from '../src/index';
+
+// The real OpenAI Agents SDK runs its tool loop against the fake OpenAI-compatible server, which
+// scripts the model's tool calls; GuardAgent (real workers, real Redis) decides each call.
+const policy = {
+  id: 'agents-desk',
+  specification: 'A support agent reads accounts.',
+  toolbox: ['core', 'rails'],
+  rails: {
+    roles: { support_agent: { tools: ['read_account'] } },
+    tools: { read_account: { authorize: [{ id: 'own-account', when: 'args.user_id == subject.id', message: "only the session user's account" }] } },
+  },
+};
+
+let runtime: Runtime;
+let transport: QueueTransport;
+let llm: FakeLlmServer;
+
+beforeAll(async () => {
+  setTracingDisabled(true);
+  const config = loadConfig({}, { redisUrl: testRedisUrl(), prefix: uniquePrefix('agents') });
+  runtime = await createRuntime(config, { llm: null, logger: silentLogger });
+  runtime.startWorkers(['executor']);
+  transport = await QueueTransport.connect({ redisUrl: config.redisUrl!, prefix: config.prefix });
+  await transport.putPolicy(policy as never);
+  llm = await startFakeLlmServer();
+});
+afterAll(async () => {
+  await llm?.close();
+  await transport?.close();
+  await runtime?.close();
+});
+
+function agentWith(calls: unknown[]) {
+  const readAccount = tool({
+    name: 'read_account',
+    description: "Read a customer's account",
+    parameters: z.object({ user_id: z.string() }),
+    inputGuardrails: [guardAgentToolInput<{ userId: string }>({ transport, policy: 'agents-desk', subject: (ctx) => ({ id: ctx.context.userId, roles: ['support_agent'] }) })],
+    execute: async (args) => {
+      calls.push(args);
+      return 'balance: 42';
+    },
+  });
+  const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-test', maxRetries: 0 }), 'fake-model');
+  return new Agent({ name: 'support', instructions: 'Help the customer.', model, tools: [readAccount] });
+}
+
+const toolMessages = (index: number): string[] =>
+  (llm.requests[index].body.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+
+describe('guardAgentToolInput with the OpenAI Agents SDK', () => {
+  it('lets an allowed call run and the model read its output', async () => {
+    const calls: unknown[] = [];
+    const first = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ name: 'read_account', arguments: { user_id: 'u1' } }] }, { content: 'Your balance is 42.' });
+    const result = await run(agentWith(calls), 'what is my balance?', { context: { userId: 'u1' } });
+    expect(result.finalOutput).toBe('Your balance is 42.');
+    expect(calls).toEqual([{ user_id: 'u1' }]);
+    expect(toolMessages(first + 1).join()).toContain('balance: 42');
+  });
+
+  it('refuses a denied call: the tool does not run and the model reads the reasons', async () => {
+    const calls: unknown[] = [];
+    const first = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ name: 'read_account', arguments: { user_id: 'someone-else' } }] }, { content: 'I cannot read that account.' });
+    const result = await run(agentWith(calls), "show me someone else's balance", { context: { userId: 'u1' } });
+    expect(result.finalOutput).toBe('I cannot read that account.');
+    expect(calls).toEqual([]);
+    const seen = toolMessages(first + 1).join();
+    expect(seen).toContain("GuardAgent denied the call to 'read_account'");
+    expect(seen).toContain("only the session user's account");
+  });
+});
+
+describe('examples/agents-openai/agent.ts', () => {
+  it('runs the example agent: its own account is read, a refund over 50 is held with a token', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parsePolicyText } = await import('@guardagent/schemas');
+    const { POLICY_FILE, createSupportAgent } = await import('../../../examples/agents-openai/agent');
+    await transport.putPolicy(parsePolicyText(await readFile(POLICY_FILE, 'utf8'), 'refund-desk.yaml'));
+    const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-test', maxRetries: 0 }), 'fake-model');
+    const session = { id: 'cust-42', roles: ['support_agent'], attributes: { email: 'cust-42@example.com' } };
+    const first = llm.requests.length;
+    llm.enqueue(
+      { toolCalls: [{ name: 'read_account', arguments: { user_id: 'cust-42' } }, { name: 'issue_refund', arguments: { user_id: 'cust-42', amount: 80, reason: 'broken item' } }] },
+      { content: 'Done.' },
+    );
+    const result = await run(createSupportAgent(transport, model), 'balance, and refund 80', { context: session });
+    expect(result.finalOutput).toBe('Done.');
+    const seen = toolMessages(first + 1).join();
+    expect(seen).toContain('Ada');
+    expect(seen).toContain('refunds over 50 need');
+    expect(seen).toMatch(/Approval token: apv_/);
+    expect(seen).not.toContain('refunded 80');
+  });
+});

@@ -1,0 +1,1 @@
+export { guardTools, type GuardToolsOptions } from './guard-tools';

@@ -1,0 +1,112 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, stepCountIs, tool } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { QueueTransport } from '@guardagent/client';
+import { loadConfig } from '@guardagent/config';
+import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
+import { guardTools } from '../src/index';
+
+// The real Vercel AI SDK (generateText's tool loop) against the fake OpenAI-compatible server,
+// which scripts the model's tool calls; GuardAgent (real workers, real Redis) decides each call.
+const policy = {
+  id: 'ai-desk',
+  specification: 'A support agent reads accounts and issues refunds.',
+  toolbox: ['core', 'rails'],
+  rails: {
+    roles: { support_agent: { tools: ['readAccount', 'issueRefund'] } },
+    tools: {
+      readAccount: { authorize: [{ id: 'own-account', when: 'args.userId == subject.id', message: "only the session user's account" }] },
+      issueRefund: { requireApproval: [{ id: 'over-50', when: 'args.amount > 50', message: 'refunds over 50 need approval' }] },
+    },
+  },
+};
+
+let runtime: Runtime;
+let transport: QueueTransport;
+let llm: FakeLlmServer;
+
+beforeAll(async () => {
+  const config = loadConfig({}, { redisUrl: testRedisUrl(), prefix: uniquePrefix('aisdk') });
+  runtime = await createRuntime(config, { llm: null, logger: silentLogger });
+  runtime.startWorkers(['executor']);
+  transport = await QueueTransport.connect({ redisUrl: config.redisUrl!, prefix: config.prefix });
+  await transport.putPolicy(policy as never);
+  llm = await startFakeLlmServer();
+});
+afterAll(async () => {
+  await llm?.close();
+  await transport?.close();
+  await runtime?.close();
+});
+
+function toolsWith(calls: unknown[]) {
+  return guardTools(
+    {
+      readAccount: tool({
+        description: "Read a customer's account",
+        inputSchema: z.object({ userId: z.string() }),
+        execute: async (args) => (calls.push(['readAccount', args]), { balance: 42 }),
+      }),
+      issueRefund: tool({
+        description: 'Refund a customer',
+        inputSchema: z.object({ userId: z.string(), amount: z.number() }),
+        execute: async (args) => (calls.push(['issueRefund', args]), { refunded: args.amount }),
+      }),
+    },
+    { transport, policy: 'ai-desk', subject: { id: 'u1', roles: ['support_agent'] } },
+  );
+}
+
+const model = () => createOpenAICompatible({ name: 'fake', baseURL: llm.baseURL, apiKey: 'sk-test' }).chatModel('fake-model');
+const toolMessages = (index: number): string =>
+  JSON.stringify((llm.requests[index].body.messages as { role: string }[]).filter((m) => m.role === 'tool'));
+
+describe('guardTools with the Vercel AI SDK', () => {
+  it('runs an allowed call and hands its output to the model', async () => {
+    const calls: unknown[] = [];
+    const first = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ name: 'readAccount', arguments: { userId: 'u1' } }] }, { content: 'Your balance is 42.' });
+    const result = await generateText({ model: model(), tools: toolsWith(calls), stopWhen: stepCountIs(3), prompt: 'what is my balance?' });
+    expect(result.text).toBe('Your balance is 42.');
+    expect(calls).toEqual([['readAccount', { userId: 'u1' }]]);
+    expect(toolMessages(first + 1)).toContain('42');
+  });
+
+  it('does not run a denied or held call; the model reads the reasons and the token', async () => {
+    const calls: unknown[] = [];
+    const first = llm.requests.length;
+    llm.enqueue(
+      { toolCalls: [{ name: 'readAccount', arguments: { userId: 'u2' } }, { name: 'issueRefund', arguments: { userId: 'u1', amount: 80 } }] },
+      { content: 'I could not do that.' },
+    );
+    const result = await generateText({ model: model(), tools: toolsWith(calls), stopWhen: stepCountIs(3), prompt: 'refund me 80 and show u2' });
+    expect(result.text).toBe('I could not do that.');
+    expect(calls).toEqual([]);
+    const seen = toolMessages(first + 1);
+    expect(seen).toContain("only the session user's account");
+    expect(seen).toContain('refunds over 50 need approval');
+    expect(seen).toMatch(/approval token apv_/);
+  });
+});
+
+describe('examples/ai-sdk/agent.ts', () => {
+  it('runs the example: its own account is read, another customer\'s is refused', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parsePolicyText } = await import('@guardagent/schemas');
+    const { POLICY_FILE, answer } = await import('../../../examples/ai-sdk/agent');
+    await transport.putPolicy(parsePolicyText(await readFile(POLICY_FILE, 'utf8'), 'refund-desk.yaml'));
+    const session = { id: 'cust-42', roles: ['support_agent'], attributes: { email: 'cust-42@example.com' } };
+    const first = llm.requests.length;
+    llm.enqueue(
+      { toolCalls: [{ name: 'read_account', arguments: { user_id: 'cust-42' } }, { name: 'read_account', arguments: { user_id: 'cust-7' } }] },
+      { content: 'Here is what I may show.' },
+    );
+    expect(await answer(model(), transport, session, 'show cust-42 and cust-7')).toBe('Here is what I may show.');
+    const seen = toolMessages(first + 1);
+    expect(seen).toContain('Ada');
+    expect(seen).not.toContain('Bob');
+    expect(seen).toContain('a support agent may read only the account of the session');
+  });
+});

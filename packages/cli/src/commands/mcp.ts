@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Redis } from 'ioredis';
+import { QueueTransport } from '@guardagent/client';
+import { TenantStore, callerOfKey } from '@guardagent/service-gateway';
+import { ConfigError, ValidationError } from '@guardagent/errors';
+import {
+  ApprovalMemory,
+  CallGuard,
+  ToolNames,
+  connectUpstream,
+  startHttpProxy,
+  startStdioProxy,
+  toolVisibility,
+  type Upstream,
+  type UpstreamSpec,
+} from '@guardagent/mcp-proxy';
+import { SubjectSchema, parseOrThrow, parsePolicyText, type Policy, type Subject } from '@guardagent/schemas';
+import { readDataFile } from '../read-input-file';
+import { startLocalStack, type LocalStack } from '../local-stack';
+
+interface McpOptions {
+  policy: string;
+  subject?: string;
+  subjects?: string;
+  port?: string;
+  host: string;
+  upstream: string[];
+  name?: string;
+  tenant: string;
+  timeout: string;
+  remote?: boolean;
+}
+
+/** stderr only: on stdio, stdout carries nothing but the protocol. */
+const log = (message: string, fields: Record<string, unknown> = {}) =>
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), msg: `mcp: ${message}`, ...fields })}\n`);
+
+/** `--subject` is a file (YAML/JSON) or inline JSON. */
+export function readSubject(value: string): Subject {
+  const data = value.trimStart().startsWith('{') ? (JSON.parse(value) as unknown) : readDataFile(value);
+  return parseOrThrow(SubjectSchema, data, '--subject');
+}
+
+/** `--upstream URL` or `--upstream NAME=URL`, repeatable. */
+function upstreamSpecs(options: McpOptions, command: readonly string[]): UpstreamSpec[] {
+  const specs: UpstreamSpec[] = options.upstream.map((value) => {
+    const at = value.indexOf('=');
+    const named = at > 0 && !value.slice(0, at).includes(':');
+    return { name: named ? value.slice(0, at) : '', url: named ? value.slice(at + 1) : value };
+  });
+  if (command.length > 0) specs.push({ name: options.name ?? '', command: command[0], args: command.slice(1) });
+  if (specs.length === 0) throw new ConfigError('give the MCP server to guard: `-- <command> [args...]` or --upstream URL');
+  if (specs.length > 1 && specs.some((s) => s.name === '')) {
+    throw new ConfigError('with several upstream servers, name each one: --upstream NAME=URL and --name NAME for the command');
+  }
+  return specs;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerMcp(program: Command): void {
+  program
+    .command('mcp')
+    .description('guard an MCP server: every tools/call becomes a guard job; forbidden tools are hidden from tools/list')
+    .argument('[command...]', 'after --: the command that starts the real MCP server (stdio)')
+    .requiredOption('--policy <file>', 'policy file (YAML/JSON)')
+    .option('--subject <file|json>', 'who the agent acts for: { id, roles, attributes } (HTTP: for tenants --subjects does not name)')
+    .option('--subjects <file>', 'HTTP: subject per tenant, { "<tenant id>": { id, roles, attributes } }')
+    .option('--port <n>', 'serve MCP streamable HTTP on this port (bearer keys as the gateway takes them) instead of stdio')
+    .option('--host <host>', 'HTTP: address to listen on', '127.0.0.1')
+    .option('--upstream <[name=]url>', 'a streamable HTTP MCP server to guard (repeatable)', collect, [])
+    .option('--name <name>', 'name of the server started by the command, when there are several upstreams')
+    .option('--tenant <id>', 'tenant the guard jobs belong to', 'default')
+    .option('--timeout <ms>', 'how long to wait for a decision before refusing (fail closed)', '10000')
+    .option('--remote', 'use workers already running on REDIS_URL instead of starting them here')
+    .action(async (command: string[], options: McpOptions) => {
+      const policy = parsePolicyText(readFileSync(options.policy, 'utf8'), options.policy);
+      if (options.port === undefined && !options.subject) throw new ValidationError('mcp', [{ path: 'subject', message: 'give --subject FILE|JSON' }]);
+      const specs = upstreamSpecs(options, command);
+      const names = new ToolNames(specs.map((s) => s.name));
+      const stack = await startLocalStack({ stages: options.remote ? [] : undefined, tenant: options.tenant });
+      const upstreams: Upstream[] = [];
+      try {
+        for (const spec of specs) upstreams.push(await connectUpstream(spec, { name: 'guardagent-mcp-proxy', version: '0.1.0' }));
+        if (options.port !== undefined) await serveHttp(stack, policy, upstreams, names, options);
+        else await serveStdio(stack, policy, upstreams, names, options);
+      } finally {
+        await Promise.all(upstreams.map((u) => u.close().catch(() => undefined)));
+        await stack.stop();
+      }
+    });
+}
+
+const untilSignal = () =>
+  new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+  });
+
+async function serveStdio(stack: LocalStack, policy: Policy, upstreams: Upstream[], names: ToolNames, options: McpOptions): Promise<void> {
+  const subject = readSubject(options.subject!);
+  const guard = new CallGuard({
+    transport: stack.client,
+    policy,
+    failMode: policy.failMode,
+    subject,
+    approvals: new ApprovalMemory(),
+    timeoutMs: Number(options.timeout),
+  });
+  const proxy = await startStdioProxy({ upstreams, names, guard, visibility: toolVisibility(policy, subject.roles), log });
+  log('serving on stdio', { policy: policy.id, tools: names.prefixed ? 'prefixed with <upstream>__' : 'as the server names them' });
+  await Promise.race([proxy.closed, untilSignal()]);
+  await proxy.close();
+}
+
+async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[], names: ToolNames, options: McpOptions): Promise<void> {
+  const fallback = options.subject ? readSubject(options.subject) : null;
+  const perTenant = options.subjects ? (readDataFile(options.subjects) as Record<string, unknown>) : {};
+  if (!perTenant || typeof perTenant !== 'object' || Array.isArray(perTenant)) {
+    throw new ValidationError(options.subjects ?? '--subjects', [{ path: '', message: 'an object of tenant id → subject' }]);
+  }
+  const subjects = new Map(Object.entries(perTenant).map(([tenant, value]) => [tenant, parseOrThrow(SubjectSchema, value, `--subjects.${tenant}`)]));
+  if (!fallback && subjects.size === 0) throw new ValidationError('mcp', [{ path: 'subject', message: 'HTTP mode needs --subjects FILE or --subject' }]);
+
+  const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const tenants = new TenantStore(redis, stack.config.prefix);
+  const transports = new Map<string, Promise<QueueTransport>>();
+  const proxy = await startHttpProxy({
+    upstreams,
+    names,
+    policy,
+    port: Number(options.port),
+    host: options.host,
+    timeoutMs: Number(options.timeout),
+    log,
+    async authenticate(key) {
+      const caller = await callerOfKey({ adminKey: stack.config.adminKey, tenants }, key);
+      const subject = caller ? (subjects.get(caller.tenant) ?? fallback) : null;
+      return caller && subject ? { tenant: caller.tenant, subject } : null;
+    },
+    transportFor(tenant) {
+      let transport = transports.get(tenant);
+      if (!transport) {
+        transport = connectTenant(stack, tenant);
+        transports.set(tenant, transport);
+        transport.catch(() => transports.delete(tenant));
+      }
+      return transport;
+    },
+  });
+  log('serving MCP streamable HTTP', { url: proxy.url, policy: policy.id });
+  try {
+    await untilSignal();
+  } finally {
+    await proxy.close();
+    await Promise.all([...transports.values()].map((t) => t.then((q) => q.close(), () => undefined)));
+    redis.disconnect();
+  }
+}
+
+function connectTenant(stack: LocalStack, tenant: string): Promise<QueueTransport> {
+  return QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.config.prefix, tenant, resultTtlSeconds: stack.config.resultTtlSeconds });
+}

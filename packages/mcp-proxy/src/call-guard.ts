@@ -1,0 +1,124 @@
+import type { GuardTransport, SubjectInput } from '@guardagent/client';
+import { GuardAgentError, ValidationError } from '@guardagent/errors';
+import { NOT_YET_APPROVED_REASON } from '@guardagent/rails';
+import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
+import type { ApprovalMemory } from './approval-memory';
+
+/** What the proxy knows of the conversation around a call (it never sees the model's messages). */
+export interface CallContext {
+  /** The MCP client's name and version, from its `initialize`. */
+  client?: { name: string; version: string };
+  /** Which upstream server the tool belongs to (empty with a single unnamed upstream). */
+  upstream: string;
+  /** The session's recent tool calls, oldest first: name and what GuardAgent decided. */
+  recentCalls: readonly { tool: string; decision: string }[];
+}
+
+/** The guard's answer for one tool call, as the proxy acts on it. */
+export type CallVerdict =
+  | { outcome: 'forward'; decision: Decision | null; undecided?: string }
+  | { outcome: 'deny'; decision: Decision | null; reasons: string[] }
+  | { outcome: 'pending'; decision: Decision; token: string; expiresAt: string; reasons: string[] };
+
+/** The guard's answer for one text the upstream returned. */
+export type TextVerdict =
+  | { outcome: 'pass'; text: string; redacted: boolean; undecided?: string }
+  | { outcome: 'block'; reasons: string[] };
+
+export interface CallGuardOptions {
+  transport: GuardTransport;
+  /** The whole policy (sent inline, so each tenant needs no registration step) or a registered id. */
+  policy: PolicyInput | string;
+  /** What to do when no decision can be had: the policy's own failMode (default closed). */
+  failMode: 'open' | 'closed';
+  subject: SubjectInput;
+  approvals: ApprovalMemory;
+  /** How long to wait for a decision (default 10 s); past it the call is undecided. */
+  timeoutMs?: number;
+}
+
+const describeError = (error: unknown): string =>
+  error instanceof GuardAgentError ? `${error.code}: ${error.message}` : `UNAVAILABLE: ${(error as Error)?.message ?? String(error)}`;
+
+/**
+ * Turns MCP tool calls and tool results into guard jobs on the normal queues and reads the
+ * decisions. Approval tokens of held calls are remembered per subject and canonical tool + args,
+ * and presented when the same call comes again.
+ */
+export class CallGuard {
+  constructor(private readonly options: CallGuardOptions) {}
+
+  private async decide(job: GuardJobInput): Promise<Decision> {
+    return this.options.transport.check(job, { timeoutMs: this.options.timeoutMs ?? 10_000 });
+  }
+
+  async checkCall(tool: string, args: JsonObject, context: CallContext): Promise<CallVerdict> {
+    const { subject, approvals } = this.options;
+    const token = approvals.get(subject.id, tool, args);
+    const job: GuardJobInput = {
+      policy: this.options.policy,
+      input: '',
+      output: { tool, args },
+      action: { kind: 'tool_call', tool, args },
+      subject,
+      context: {
+        mcp: {
+          ...(context.client ? { client: { name: context.client.name, version: context.client.version } } : {}),
+          upstream: context.upstream,
+          recentCalls: context.recentCalls.map((c) => ({ tool: c.tool, decision: c.decision })),
+        },
+        ...(token ? { approvalToken: token } : {}),
+      },
+    };
+    let decision: Decision;
+    try {
+      decision = await this.decide(job);
+    } catch (error) {
+      // A call the job schema rejects (e.g. arguments past the size limits) is malformed, not
+      // undecided: it is refused whatever the failMode.
+      if (error instanceof ValidationError) return { outcome: 'deny', decision: null, reasons: [`the call is not a valid guard job: ${error.message}`] };
+      const why = `GuardAgent could not decide (${describeError(error)})`;
+      if (this.options.failMode === 'open') return { outcome: 'forward', decision: null, undecided: why };
+      return { outcome: 'deny', decision: null, reasons: [`${why}; the call was not forwarded (failMode: closed)`] };
+    }
+    const reasons = decision.reasons.length > 0 ? decision.reasons : [`${decision.decision} by the guard`];
+    if (decision.decision === 'allow') {
+      if (token) approvals.forget(subject.id, tool, args);
+      return { outcome: 'forward', decision };
+    }
+    if (decision.decision === 'pending' && decision.approval) {
+      approvals.remember(subject.id, tool, args, decision.approval.token, decision.approval.expiresAt);
+      return { outcome: 'pending', decision, token: decision.approval.token, expiresAt: decision.approval.expiresAt, reasons };
+    }
+    // A token that is used, expired or refused is dropped, so the next identical call is held
+    // afresh; one that only waits for its approver is kept.
+    if (token && !decision.reasons.includes(NOT_YET_APPROVED_REASON)) approvals.forget(subject.id, tool, args);
+    return { outcome: 'deny', decision, reasons };
+  }
+
+  /**
+   * Passes one text the upstream returned through the policy's filters at the boundary into the
+   * model (a `message` of role `tool`): PII redaction and prompt-injection detection.
+   */
+  async checkText(tool: string, text: string): Promise<TextVerdict> {
+    if (text.length > MAX_TEXT_CHARS) return { outcome: 'block', reasons: [`the result of '${tool}' is larger than ${MAX_TEXT_CHARS} characters and cannot be inspected`] };
+    let decision: Decision;
+    try {
+      decision = await this.decide({
+        policy: this.options.policy,
+        input: '',
+        output: '',
+        action: { kind: 'message', role: 'tool', text },
+        subject: this.options.subject,
+        context: { mcp: { resultOf: tool } },
+      });
+    } catch (error) {
+      const why = `GuardAgent could not inspect the result (${describeError(error)})`;
+      if (this.options.failMode === 'open') return { outcome: 'pass', text, redacted: false, undecided: why };
+      return { outcome: 'block', reasons: [`${why}; the result was withheld (failMode: closed)`] };
+    }
+    if (decision.decision !== 'allow') return { outcome: 'block', reasons: decision.reasons.length ? decision.reasons : ['blocked by the guard'] };
+    const redacted = decision.redacted?.input;
+    return redacted !== undefined ? { outcome: 'pass', text: redacted, redacted: true } : { outcome: 'pass', text, redacted: false };
+  }
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { GuardTransport, SubjectInput } from '@guardagent/client';
+import type { Policy } from '@guardagent/schemas';
+import { ApprovalMemory } from './approval-memory';
+import { CallGuard } from './call-guard';
+import { createGuardedServer } from './guarded-server';
+import type { ToolNames } from './tool-names';
+import { toolVisibility } from './tool-visibility';
+import type { Upstream } from './upstream';
+
+/** Who a bearer key stands for. */
+export interface HttpCaller {
+  tenant: string;
+  subject: SubjectInput;
+}
+
+export interface HttpProxyOptions {
+  upstreams: readonly Upstream[];
+  names: ToolNames;
+  policy: Policy;
+  /** Resolves a bearer key to its caller, or null for an unknown key. */
+  authenticate(bearerKey: string): Promise<HttpCaller | null>;
+  /** The guard transport of a tenant (jobs are submitted under that tenant). */
+  transportFor(tenant: string): Promise<GuardTransport>;
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Path of the MCP endpoint (default `/mcp`). */
+  path?: string;
+  timeoutMs?: number;
+  /** At most this many open sessions (default 1000); beyond, new ones get 503. */
+  maxSessions?: number;
+  /** A session unused this long is closed (default 30 min), so abandoned ones do not fill `maxSessions`. */
+  idleMs?: number;
+  now?: () => number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface HttpProxy {
+  url: string;
+  sessions(): number;
+  /** Closes the sessions idle longer than `idleMs` (also run every minute). */
+  sweepIdle(): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  caller: HttpCaller;
+  lastUsed: number;
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+const MAX_KEY_CHARS = 512;
+
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+}
+
+const sameCaller = (a: HttpCaller, b: HttpCaller) => a.tenant === b.tenant && a.subject.id === b.subject.id;
+
+/**
+ * `guardagent mcp --port N`: the MCP streamable HTTP transport (official SDK), each session its
+ * own guarded server for the caller its bearer key names. A session answers only the caller
+ * that opened it; another key presenting its id gets 404, like an unknown session.
+ */
+export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpProxy> {
+  const path = options.path ?? '/mcp';
+  const maxSessions = options.maxSessions ?? 1000;
+  const log = options.log ?? (() => undefined);
+  const sessions = new Map<string, Session>();
+  const approvalsByTenant = new Map<string, ApprovalMemory>();
+  const failMode = options.policy.failMode;
+  const now = options.now ?? Date.now;
+  const idleMs = options.idleMs ?? 30 * 60_000;
+
+  const openSession = async (caller: HttpCaller): Promise<StreamableHTTPServerTransport> => {
+    let approvals = approvalsByTenant.get(caller.tenant);
+    if (!approvals) approvalsByTenant.set(caller.tenant, (approvals = new ApprovalMemory()));
+    const guard = new CallGuard({
+      transport: await options.transportFor(caller.tenant),
+      policy: options.policy,
+      failMode,
+      subject: caller.subject,
+      approvals,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    const server = createGuardedServer({
+      upstreams: options.upstreams,
+      names: options.names,
+      guard,
+      visibility: toolVisibility(options.policy, caller.subject.roles ?? []),
+      log,
+    });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, caller, lastUsed: now() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    if (url.pathname !== path) return refuse(res, 404, 'Not found');
+    const match = BEARER.exec(req.headers.authorization ?? '');
+    const key = match?.[1];
+    let caller: HttpCaller | null = null;
+    try {
+      caller = key && key.length <= MAX_KEY_CHARS ? await options.authenticate(key) : null;
+    } catch (error) {
+      // The key store (Redis) is unreachable: no one is let in, and the client may retry.
+      log('authentication unavailable', { error: (error as Error)?.message });
+      return refuse(res, 503, 'Authentication is unavailable; retry later');
+    }
+    if (!caller) return refuse(res, 401, 'Send Authorization: Bearer <apiKey> with a valid key', { 'www-authenticate': 'Bearer' });
+
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (!session || !sameCaller(session.caller, caller)) return refuse(res, 404, 'Session not found');
+      session.lastUsed = now();
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return refuse(res, 400, 'No session: start one with an initialize request (POST)');
+    if (sessions.size >= maxSessions) return refuse(res, 503, 'Too many open sessions; retry later');
+    const transport = await openSession(caller);
+    // A request that did not initialize a session leaves nothing behind.
+    res.on('close', () => {
+      if (!transport.sessionId) void transport.close();
+    });
+    await transport.handleRequest(req, res);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log('http request failed', { error: (error as Error)?.message });
+      refuse(res, 500, 'Internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+  const sweepIdle = async (): Promise<number> => {
+    const idle = [...sessions.entries()].filter(([, s]) => now() - s.lastUsed > idleMs);
+    for (const [id] of idle) sessions.delete(id);
+    await Promise.all(idle.map(([, s]) => s.transport.close().catch(() => undefined)));
+    return idle.length;
+  };
+  const sweeper = setInterval(() => void sweepIdle(), 60_000);
+  sweeper.unref();
+  return {
+    url: `http://${address.address}:${address.port}${path}`,
+    sessions: () => sessions.size,
+    sweepIdle,
+    async close() {
+      clearInterval(sweeper);
+      await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

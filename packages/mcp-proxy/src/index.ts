@@ -1,0 +1,12 @@
+export { ApprovalMemory } from './approval-memory';
+export { CallGuard, type CallGuardOptions, type CallContext, type CallVerdict, type TextVerdict } from './call-guard';
+export { createGuardedServer, type GuardedServerOptions, MAX_LIST_PAGES, MAX_TOOLS } from './guarded-server';
+export { LineStdioServerTransport, MAX_LINE_BYTES } from './line-stdio-transport';
+export { deniedResult, heldResult, withheldResult, upstreamErrorResult } from './refusal-result';
+export { filterToolResult, MAX_RESULT_BLOCKS, type FilteredResult } from './result-filter';
+export { startStdioProxy, type StdioProxy } from './stdio-proxy';
+export { ToolNames, UPSTREAM_SEPARATOR, type ToolAddress } from './tool-names';
+export { toolVisibility, type ToolVisibility } from './tool-visibility';
+export { connectUpstream, type Upstream, type UpstreamSpec } from './upstream';
+export { startHttpProxy, type HttpProxy, type HttpProxyOptions, type HttpCaller } from './http-proxy';
+export { offerToWaitForApproval, type ApprovalWaitOptions } from './approval-wait';

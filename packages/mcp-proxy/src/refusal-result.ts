@@ -1,0 +1,51 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Decision } from '@guardagent/schemas';
+
+const META_KEY = 'guardagent/decision';
+
+const meta = (decision: Decision | null, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  [META_KEY]: {
+    ...(decision ? { id: decision.id, decision: decision.decision, status: decision.status, layer: decision.layer, rules: decision.rules } : { decision: 'deny', status: 'guard_error' }),
+    ...extra,
+  },
+});
+
+/**
+ * A refused call as an MCP tool error result, never a protocol error: the model reads the reasons
+ * and can adapt. The decision's id and rules ride along in `_meta` for clients that log them.
+ */
+export function deniedResult(tool: string, reasons: readonly string[], decision: Decision | null): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `GuardAgent denied the call to '${tool}'. Reasons: ${reasons.join('; ')}` }],
+    _meta: meta(decision),
+  };
+}
+
+export function heldResult(tool: string, reasons: readonly string[], decision: Decision, token: string, expiresAt: string): CallToolResult {
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text:
+          `GuardAgent held the call to '${tool}' for approval (${reasons.join('; ')}). ` +
+          `Approval token: ${token} (expires ${expiresAt}). It was not run. ` +
+          'Once a human approves the token, make exactly the same call again (same tool, same arguments): it will run once.',
+      },
+    ],
+    _meta: meta(decision, { approval: { token, expiresAt } }),
+  };
+}
+
+export function withheldResult(tool: string, reasons: readonly string[]): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `GuardAgent withheld the result of '${tool}' (the call did run). Reasons: ${reasons.join('; ')}` }],
+    _meta: { [META_KEY]: { decision: 'deny', phase: 'result' } },
+  };
+}
+
+export function upstreamErrorResult(tool: string, message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `The MCP server failed the call to '${tool}': ${message.slice(0, 2000)}` }] };
+}

@@ -1,0 +1,73 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
+import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { FILESYSTEM_SERVER, connectStdioProxy, textOf, type ProxyClient } from './mcp-fixture';
+
+// No decision can be had: no worker serves the queues, or Redis is gone. The proxy refuses the
+// call with the reason (failMode closed) and forwards it only when the policy says failMode open.
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'ga-mcp-fail-')));
+const subject = '{"id":"u-1","roles":["writer"]}';
+const policyFile = (failMode: 'open' | 'closed') => {
+  const file = join(root, `policy-${failMode}.json`);
+  writeFileSync(file, JSON.stringify({ id: `fs-${failMode}`, specification: 'Writes notes.', toolbox: ['core', 'rails'], failMode, rails: { roles: { writer: { tools: ['write_file'] } } } }));
+  return file;
+};
+const write = (proxy: ProxyClient, name: string) => proxy.client.callTool({ name: 'write_file', arguments: { path: join(root, name), content: name } });
+
+let redis: LocalRedis;
+const proxies: ProxyClient[] = [];
+const proxyOn = async (redisUrl: string, failMode: 'open' | 'closed') => {
+  const proxy = await connectStdioProxy({
+    redisUrl,
+    prefix: uniquePrefix('mcpfail'),
+    timeoutMs: 1500,
+    cliArgs: ['--policy', policyFile(failMode), '--subject', subject, '--', process.execPath, FILESYSTEM_SERVER, root],
+  });
+  proxies.push(proxy);
+  return proxy;
+};
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  await redis?.stop().catch(() => undefined);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('guardagent mcp when GuardAgent cannot decide', () => {
+  it('refuses the call when no worker answers in time, and does not forward it', async () => {
+    const proxy = await proxyOn(testRedisUrl(), 'closed');
+    const refused = await write(proxy, 'no-worker.txt');
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/GuardAgent could not decide \(CHECK_TIMEOUT: .+\); the call was not forwarded \(failMode: closed\)/);
+    expect(existsSync(join(root, 'no-worker.txt'))).toBe(false);
+  });
+
+  it('forwards the call, with a note, when the policy says failMode: open', async () => {
+    const proxy = await proxyOn(testRedisUrl(), 'open');
+    const forwarded = await write(proxy, 'open.txt');
+    expect(forwarded.isError).toBeFalsy();
+    expect(readFileSync(join(root, 'open.txt'), 'utf8')).toBe('open.txt');
+    expect(JSON.stringify(forwarded._meta?.['guardagent/notes'])).toContain('could not decide (CHECK_TIMEOUT');
+    // A call that is not a valid guard job is malformed, not undecided: refused even here.
+    const malformed = await proxy.client.callTool({ name: 'w'.repeat(300), arguments: {} });
+    expect(malformed.isError).toBe(true);
+    expect(textOf(malformed)).toContain('is not a valid guard job');
+  });
+
+  it('refuses the call when Redis is stopped, and keeps serving', async () => {
+    const proxy = await proxyOn(redis.url, 'closed');
+    expect((await proxy.client.listTools()).tools.map((t) => t.name)).toEqual(['write_file']);
+    await redis.stop();
+    const refused = await write(proxy, 'redis-down.txt');
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/GuardAgent could not decide \(UNAVAILABLE: .+\); the call was not forwarded \(failMode: closed\)/);
+    expect(existsSync(join(root, 'redis-down.txt'))).toBe(false);
+    expect((await proxy.client.listTools()).tools.map((t) => t.name)).toEqual(['write_file']);
+  });
+});
