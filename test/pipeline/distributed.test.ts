@@ -103,18 +103,20 @@ describe('executors as separate processes', () => {
 
   it("finishes a killed executor's job on another executor, with one decision", async () => {
     stack = await startTestStack({ stages: [] });
-    const first = spawnService('executor', serviceEnv(stack));
+    // No guard run may outlast two thirds of the lock: a 3 s lock leaves room for a 1.8 s run.
+    const env = { ...serviceEnv(stack), GUARDAGENT_LOCK_DURATION_MS: '3000' };
+    const first = spawnService('executor', env);
     children.push(first);
     await workersOf(stack, 1);
     expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
 
-    const pending = stack.client.check({ policy: 'slow', input: { text: 'bad', ms: 2500 } }, { timeoutMs: 40_000 });
+    const pending = stack.client.check({ policy: 'slow', input: { text: 'bad', ms: 1800 } }, { timeoutMs: 40_000 });
     const executorQueue = stack.client['queues'].queue('executor');
     const active = await waitFor(async () => (await executorQueue.getActive()).find((j) => j.name === 'check'), 10_000, 'the check job to be active');
     expect(active.processedBy ?? '').toContain(`:${first.pid}`);
     first.kill('SIGKILL');
 
-    const second = spawnService('executor', serviceEnv(stack));
+    const second = spawnService('executor', env);
     children.push(second);
     const decision = await pending;
     expect(decision).toMatchObject({ id: active.id, decision: 'deny', status: 'ok', reasons: ['marked bad'] });

@@ -9,6 +9,10 @@ export type SandboxErrorKind =
   | 'memory'
   | 'invalid-return'
   | 'result-too-large'
+  /** The sandbox worker process running the guard died (V8 fatal error, segfault, OOM kill). */
+  | 'crashed'
+  /** The sandbox worker process did not answer by the wall-clock deadline and was killed. */
+  | 'hung'
   | 'internal';
 
 /** Guard code failed to produce a valid verdict. The debugger sees `kind` and `message`. */

@@ -1,9 +1,7 @@
 import type { Llm } from '@guardagent/llm';
-import type { SandboxPool } from '@guardagent/sandbox';
+import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox';
 import type { DemonstrationStore } from '@guardagent/memory';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
-import type { BuiltToolboxFunction } from '@guardagent/toolbox';
-import type { ToolboxPack } from '@guardagent/schemas';
 import type { RailsRuntime } from './rails-runtime';
 
 /**
@@ -13,16 +11,23 @@ import type { RailsRuntime } from './rails-runtime';
 export interface PipelineDeps {
   /** Null when no LLM is configured: jobs that need one end as guard_error at once. */
   llm: Llm | null;
-  sandbox: SandboxPool;
+  /** Runs guard code (and its toolbox) in sandbox worker processes. */
+  sandbox: GuardRunner;
   policies: PolicyRegistry;
   programs: ProgramStore;
   memory: DemonstrationStore;
   rails: RailsRuntime;
-  /** Toolbox functions for a tenant and a set of packs (built once per pair). */
-  toolbox: (packs: readonly ToolboxPack[], tenant: string) => BuiltToolboxFunction[];
   /** Start a background compile for a policy version (auto mode); resolves once queued or skipped. */
   requestCompile: (tenant: string, digest: string) => Promise<void>;
   maxDebugRounds: number;
-  sandboxLimits: { cpuMs: number; wallMs: number; memoryMb: number };
+  /** Default limits of a guard run; `maxMs` caps what a policy may ask for (cpuMs and wallMs). */
+  sandboxLimits: { cpuMs: number; wallMs: number; memoryMb: number; maxMs: number };
   now: () => number;
+}
+
+/** What the pipeline needs of a sandbox: `SandboxProcessPool`, or anything that keeps its promises. */
+export interface GuardRunner {
+  run(request: ProcessRunRequest): Promise<RunResult>;
+  stats(): SandboxProcessPoolStats;
+  close(): Promise<void>;
 }

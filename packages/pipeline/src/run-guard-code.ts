@@ -2,6 +2,7 @@ import type { Policy } from '@guardagent/schemas';
 import type { StageJobPayload } from '@guardagent/queue';
 import type { RunResult } from '@guardagent/sandbox';
 import { withSpan } from '@guardagent/telemetry';
+import { guardRunLimits } from './sandbox/guard-run-limits';
 import type { PipelineDeps } from './pipeline-deps';
 
 /** What guard code sees as `context`: the job's context plus the subject and action, as copies. */
@@ -18,19 +19,15 @@ export async function runGuardCode(
   reuse: 'fresh' | 'program',
   tenant: string,
 ): Promise<RunResult> {
-  const limits = {
-    ...deps.sandboxLimits,
-    ...(policy.limits?.cpuMs ? { cpuMs: policy.limits.cpuMs } : {}),
-    ...(policy.limits?.wallMs ? { wallMs: policy.limits.wallMs } : {}),
-    ...(policy.limits?.memoryMb ? { memoryMb: policy.limits.memoryMb } : {}),
-  };
+  const limits = guardRunLimits(deps.sandboxLimits, policy.limits);
   return withSpan('sandbox.run', { attributes: { 'guardagent.sandbox.reuse': reuse } }, async (span) => {
     const result = await deps.sandbox.run({
       code,
       input: job.input,
       output: job.output,
       context: guardContext(job),
-      toolbox: deps.toolbox(policy.toolbox, tenant),
+      packs: [...policy.toolbox],
+      tenant,
       limits,
       reuse,
     });

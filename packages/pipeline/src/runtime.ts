@@ -5,14 +5,13 @@ import { LlmClient, llmConfigFromEnv, type Llm } from '@guardagent/llm';
 import { DemonstrationStore } from '@guardagent/memory';
 import { QueueSet, ResultStore, STAGES, createRedisConnection, waitUntilReady, type Stage } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
-import { SandboxPool } from '@guardagent/sandbox';
-import type { ToolboxPack } from '@guardagent/schemas';
-import { createToolbox, type BuiltToolboxFunction } from '@guardagent/toolbox';
+import type { SandboxProcessPool } from '@guardagent/sandbox';
 import type { PipelineDeps } from './pipeline-deps';
 import { requestBackgroundCompile } from './request-compile';
 import { cachedClassifier } from './cached-classifier';
 import { createRailsRuntime } from './create-rails-runtime';
 import { startStageWorker } from './stage-worker';
+import { createGuardRunner } from './sandbox/create-guard-runner';
 import { jsonLogger, type Logger } from './logger';
 
 export interface RuntimeOptions {
@@ -53,26 +52,40 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   const policies = new PolicyRegistry(redis, config.prefix);
   const programs = new ProgramStore(redis, config.prefix, now);
   const memory = new DemonstrationStore({ redis, prefix: config.prefix });
-  let sandbox: SandboxPool | null = null;
-  const sandboxLazy = () =>
-    (sandbox ??= new SandboxPool({
-      ...(config.sandbox.poolSize ? { size: config.sandbox.poolSize } : {}),
-      memoryMb: config.sandbox.memoryMb,
-      maxRunsPerIsolate: config.sandbox.maxRunsPerIsolate,
-    }));
-  // Built once per tenant and pack list. Policies are cached per digest, so the same packs array
-  // comes back on every check: look it up by identity, no per-check key building.
-  const toolboxes = new Map<string, WeakMap<readonly ToolboxPack[], BuiltToolboxFunction[]>>();
-  const toolbox = (packs: readonly ToolboxPack[], tenant: string) => {
-    let forTenant = toolboxes.get(tenant);
-    if (!forTenant) toolboxes.set(tenant, (forTenant = new WeakMap()));
-    let built = forTenant.get(packs);
-    if (!built) {
-      built = createToolbox(packs, llm ? { classify: cachedClassifier(llm, redis, config.prefix, tenant) } : {});
-      forTenant.set(packs, built);
-    }
-    return built;
+  const sandboxLimits = {
+    cpuMs: config.sandbox.cpuMs,
+    wallMs: config.sandbox.wallMs,
+    memoryMb: config.sandbox.memoryMb,
+    // No guard run may outlast two thirds of the queue lock (see guard-run-limits.ts).
+    maxMs: Math.max(1, Math.floor((config.lockDurationMs * 2) / 3)),
   };
+  // The LLM classifier behind `classifyTaskWithLlm`, one per tenant (its cache is per tenant).
+  const classifiers = new Map<string, ReturnType<typeof cachedClassifier>>();
+  const classify = (tenant: string) => {
+    let classifier = classifiers.get(tenant);
+    if (!classifier && llm) {
+      if (classifiers.size >= 10_000) classifiers.clear();
+      classifiers.set(tenant, (classifier = cachedClassifier(llm, redis, config.prefix, tenant)));
+    }
+    return classifier;
+  };
+  let sandbox: SandboxProcessPool | null = null;
+  // Processes that never run guard code (gateway, planner, ...) never fork sandbox workers.
+  const sandboxLazy = () =>
+    (sandbox ??= createGuardRunner({
+      ...(config.sandbox.poolSize ? { size: config.sandbox.poolSize } : {}),
+      defaultLimits: { cpuMs: sandboxLimits.cpuMs, wallMs: sandboxLimits.wallMs, memoryMb: sandboxLimits.memoryMb },
+      hostFunctions: llm
+        ? {
+            classify: async (tenant, args) => {
+              const [text, categories, instruction] = args as [string, string[], string | undefined];
+              return (classify(tenant) as NonNullable<ReturnType<typeof classify>>)(text, categories, instruction);
+            },
+          }
+        : {},
+      onWorkerGone: (event) =>
+        logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; a new one starts with the next run'),
+    }));
 
   const deps: PipelineDeps = {
     llm,
@@ -83,12 +96,11 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     programs,
     memory,
     rails: createRailsRuntime(redis, config.prefix),
-    toolbox,
     requestCompile: async (tenant, digest) => {
       await requestBackgroundCompile({ queues, policies, programs, memory, now }, tenant, digest);
     },
     maxDebugRounds: config.maxDebugRounds,
-    sandboxLimits: { cpuMs: config.sandbox.cpuMs, wallMs: config.sandbox.wallMs, memoryMb: config.sandbox.memoryMb },
+    sandboxLimits,
     now,
   };
 
@@ -101,6 +113,8 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     results,
     logger,
     startWorkers(stages = STAGES) {
+      // The executor runs guard code: start its sandbox workers now rather than on the first check.
+      if (stages.includes('executor')) sandboxLazy();
       const started = stages.map((stage) =>
         startStageWorker(
           stage,

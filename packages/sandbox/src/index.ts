@@ -14,3 +14,8 @@ export {
   type SandboxPoolOptions,
   type SandboxPoolStats,
 } from './sandbox-types';
+export { SandboxProcessPool, type SandboxProcessPoolOptions, type SandboxProcessPoolStats, type HostFunction } from './process/sandbox-process-pool';
+export { serveSandboxChild, type SandboxChildOptions, type ToolboxBuilder, type HostCall } from './process/serve-sandbox-child';
+export { ProcessRunRequestSchema, type ProcessRunRequest } from './process/messages';
+export { snapMemoryMb, ISOLATE_MEMORY_SIZES_MB } from './process/snap-memory';
+export { isolatedVmPackage } from './isolated-vm';

@@ -3,7 +3,7 @@ import type { PipelineDeps } from '../pipeline-deps';
 import { decide, guardError, next, type StageOutcome } from '../stage-outcome';
 import { runGuardCode } from '../run-guard-code';
 import { addTiming } from '../call-llm';
-import { sandboxFailure, verdictDraft } from './verdict-draft';
+import { isPoisonRun, sandboxFailure, verdictDraft } from './verdict-draft';
 
 /**
  * Execute per-request guard code (unverified: a fresh sandbox context). Its result is the
@@ -16,6 +16,8 @@ export async function handleRun(state: PipelineState, deps: PipelineDeps): Promi
   const result = await runGuardCode(deps, policy, state.code, state.job, 'fresh', state.tenant);
   state = addTiming({ ...state, attempts: state.attempts + 1 }, 'execute', startedAt, deps.now());
   if (result.ok) return decide({ ...state, lastError: null }, verdictDraft(result.verdict, 'per-request'));
+  // A run that killed or hung its worker ends here: debugging would run the same input again.
+  if (isPoisonRun(result.error)) return guardError(state, sandboxFailure(result.error, 'Guard code'), policy.failMode);
   const maxRounds = policy.limits?.maxDebugRounds ?? deps.maxDebugRounds;
   if (state.debugRounds < maxRounds) return next('debugger', 'debug', { ...state, lastError: result.error });
   const failure = sandboxFailure(result.error, `Guard code (after ${state.debugRounds} debugging round(s))`);

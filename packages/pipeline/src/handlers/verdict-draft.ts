@@ -16,6 +16,12 @@ export function verdictDraft(
   };
 }
 
+/** Worker deaths that end a job at once: its input killed or hung a sandbox worker, and a retry would do it again. */
+export function isPoisonRun(error: { kind: SandboxErrorKind }): boolean {
+  return error.kind === 'crashed' || error.kind === 'hung';
+}
+
 export function sandboxFailure(error: { kind: SandboxErrorKind; message: string }, what: string): { code: string; message: string } {
-  return { code: 'GUARD_CODE_FAILED', message: `${what} failed (${error.kind}): ${error.message}` };
+  const code = error.kind === 'crashed' ? 'SANDBOX_CRASHED' : error.kind === 'hung' ? 'SANDBOX_HUNG' : 'GUARD_CODE_FAILED';
+  return { code, message: `${what} failed (${error.kind}): ${error.message}` };
 }

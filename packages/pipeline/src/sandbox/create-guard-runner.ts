@@ -1,0 +1,47 @@
+import { fileURLToPath } from 'node:url';
+import { SandboxProcessPool, type HostFunction, type SandboxProcessPoolOptions } from '@guardagent/sandbox';
+import { SANDBOX_HOST_FUNCTIONS_ENV } from './sandbox-worker-env';
+
+export interface GuardRunnerOptions {
+  /** Worker processes (default: one per core). */
+  size?: number;
+  defaultLimits: { cpuMs: number; wallMs: number; memoryMb: number };
+  /** Functions of this process that guard code reaches through its toolbox, by name. */
+  hostFunctions: Record<string, HostFunction>;
+  onWorkerGone?: SandboxProcessPoolOptions['onWorkerGone'];
+}
+
+/** The worker's entry module and the Node flags it needs (TypeScript through tsx, no snapshot for isolated-vm). */
+export function sandboxWorkerCommand(): { entry: string; execArgv: string[] } {
+  const entry = fileURLToPath(new URL('./sandbox-child-main.ts', import.meta.url));
+  // Resolved here, not by the worker's cwd: the CLI may run from any directory.
+  const tsx = import.meta.resolve('tsx');
+  return { entry, execArgv: ['--no-node-snapshot', '--import', tsx] };
+}
+
+/** The executor's guard runner: a pool of sandbox worker processes. */
+export function createGuardRunner(options: GuardRunnerOptions): SandboxProcessPool {
+  const { entry, execArgv } = sandboxWorkerCommand();
+  return new SandboxProcessPool({
+    entry,
+    execArgv,
+    ...(options.size ? { size: options.size } : {}),
+    defaultLimits: options.defaultLimits,
+    hostFunctions: options.hostFunctions,
+    env: workerEnv(Object.keys(options.hostFunctions)),
+    ...(options.onWorkerGone ? { onWorkerGone: options.onWorkerGone } : {}),
+  });
+}
+
+/**
+ * The environment of a worker: what Node and tsx need, never the executor's secrets (LLM key,
+ * Redis URL, admin key). Guard code cannot read it from inside isolated-vm anyway; this keeps it
+ * so even if V8's isolation failed.
+ */
+function workerEnv(hostFunctions: string[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { [SANDBOX_HOST_FUNCTIONS_ENV]: hostFunctions.join(',') };
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'TZ', 'SYSTEMROOT']) {
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  }
+  return env;
+}

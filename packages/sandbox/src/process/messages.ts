@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { SandboxLimitsSchema } from '../run-request-schema';
+
+/**
+ * The protocol between an executor and its sandbox worker processes (Node IPC, structured clone).
+ * One `run` carries everything a guard run needs as data: the toolbox is named by packs and
+ * tenant, and the worker builds the functions itself, so that toolbox work runs (and can be
+ * killed) in the worker too. Functions that need the executor's connections (the LLM classifier
+ * with its Redis cache) are called back over `host` / `host-result`.
+ */
+
+/** What a guard run needs, as plain data. */
+export const ProcessRunRequestSchema = z.object({
+  code: z.string().max(1_000_000),
+  input: z.unknown(),
+  output: z.unknown(),
+  context: z.unknown(),
+  /** Toolbox packs, built inside the worker. */
+  packs: z.array(z.string().max(64)).max(32),
+  /** Whose toolbox: host calls (the LLM cache) are scoped to this tenant. */
+  tenant: z.string().min(1).max(256),
+  limits: SandboxLimitsSchema.optional(),
+  reuse: z.enum(['fresh', 'program']).optional(),
+});
+export type ProcessRunRequest = z.infer<typeof ProcessRunRequestSchema>;
+
+export const ParentMessageSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('run'), id: z.number().int(), request: ProcessRunRequestSchema }),
+  z.object({
+    t: z.literal('host-result'),
+    callId: z.number().int(),
+    ok: z.boolean(),
+    value: z.unknown().optional(),
+    error: z.string().optional(),
+  }),
+]);
+export type ParentMessage = z.infer<typeof ParentMessageSchema>;
+
+const VerdictShape = z.object({ deny: z.boolean(), reasons: z.array(z.string()), details: z.record(z.string(), z.unknown()) });
+const ErrorKind = z.enum(['syntax', 'reference', 'type', 'thrown', 'timeout', 'memory', 'invalid-return', 'result-too-large', 'crashed', 'hung', 'internal']);
+
+export const RunResultSchema = z.union([
+  z.object({ ok: z.literal(true), verdict: VerdictShape, durationUs: z.number(), toolCalls: z.number() }),
+  z.object({ ok: z.literal(false), error: z.object({ kind: ErrorKind, message: z.string() }), durationUs: z.number(), toolCalls: z.number() }),
+]);
+
+export const ChildMessageSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('ready'), pid: z.number().int(), isolatedVm: z.string() }),
+  z.object({ t: z.literal('result'), id: z.number().int(), result: RunResultSchema }),
+  z.object({
+    t: z.literal('host'),
+    runId: z.number().int(),
+    callId: z.number().int(),
+    name: z.string().max(64),
+    args: z.array(z.unknown()).max(16),
+  }),
+]);
+export type ChildMessage = z.infer<typeof ChildMessageSchema>;

@@ -1,0 +1,291 @@
+import { availableParallelism } from 'node:os';
+import { errorMessage } from '@guardagent/errors';
+import { SandboxPoolClosedError } from '../sandbox-pool-closed-error';
+import { DEFAULT_LIMITS, type ResolvedLimits, type RunResult, type SandboxLimits } from '../sandbox-types';
+import { parseLimits } from '../run-request-schema';
+import { ProcessRunRequestSchema, type ChildMessage, type ProcessRunRequest } from './messages';
+import { snapMemoryMb } from './snap-memory';
+import { SandboxWorker, type WorkerRun } from './sandbox-worker';
+
+/** A function of the executor's that guard code reaches through its toolbox (e.g. the LLM classifier). */
+export type HostFunction = (tenant: string, args: unknown[]) => Promise<unknown>;
+
+export interface SandboxProcessPoolOptions {
+  /** Module the workers run: it calls `serveSandboxChild`. */
+  entry: string;
+  /** Node flags of the workers (`--no-node-snapshot` and a TypeScript loader when `entry` is .ts). */
+  execArgv: string[];
+  /** Worker processes. Default `os.availableParallelism()`: one executor then uses every core. */
+  size?: number;
+  /** Extra wall-clock time past a run's `wallMs` before its worker is declared hung and killed. Default 1000. */
+  graceMs?: number;
+  /** Limits of a run that sets none. */
+  defaultLimits?: SandboxLimits;
+  /** Runs a worker may hold at once, counting those parked on host calls. Default 8. */
+  maxRunsPerWorker?: number;
+  /**
+   * Longest a run may wait for a free worker (for example while a killed worker's replacement
+   * starts, ~1 s) before it ends as a timeout. Default 10,000.
+   */
+  queueTimeoutMs?: number;
+  hostFunctions?: Record<string, HostFunction>;
+  env?: NodeJS.ProcessEnv;
+  /** Told about every worker that died or was killed, with the reason. */
+  onWorkerGone?: (event: { pid: number | undefined; reason: string; culprits: number; bystanders: number }) => void;
+}
+
+export interface SandboxProcessPoolStats {
+  workers: number;
+  runs: number;
+  crashed: number;
+  hung: number;
+  retried: number;
+  workersStarted: number;
+}
+
+interface PendingRun {
+  id: number;
+  request: ProcessRunRequest;
+  limits: ResolvedLimits;
+  startedNs: bigint;
+  resolve: (result: RunResult) => void;
+  /** Already retried once after its worker died under it as a bystander. */
+  retried: boolean;
+  worker?: SandboxWorker;
+  state?: WorkerRun;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Runs guard code in a pool of sandbox worker processes (`SandboxPool` inside each).
+ *
+ * - **Crash containment.** A V8 fatal error or a segfault costs the worker process, never the
+ *   executor; the pool starts a new worker when work arrives.
+ * - **One deadline for everything.** Each run has a wall-clock deadline (`wallMs` + `graceMs`)
+ *   kept here, in the executor, covering guard code and every toolbox function it calls. Past it
+ *   the worker is SIGKILLed: the run ends `hung`, whatever the worker was doing.
+ * - **Culprits and bystanders.** A worker starts another run only while every run it holds waits
+ *   on a host call (its isolate is idle). So when a worker dies, at most one of its runs was
+ *   executing: that run ends `crashed` at once (a poison input is never retried into another
+ *   crash), and the parked runs, bystanders, are retried once on another worker. If the culprit
+ *   cannot be told apart (a run resumed from a host call while another was running), every
+ *   executing run is retried once, and a run that is under a second crash ends `crashed`.
+ * - **The executor's event loop never waits on guard work**: only messages cross.
+ */
+export class SandboxProcessPool {
+  private readonly size: number;
+  private readonly graceMs: number;
+  private readonly maxRunsPerWorker: number;
+  private readonly queueTimeoutMs: number;
+  private readonly defaultLimits: ResolvedLimits;
+  private readonly workers: SandboxWorker[] = [];
+  private readonly queue: PendingRun[] = [];
+  private readonly byId = new Map<number, PendingRun>();
+  private nextId = 1;
+  private closed = false;
+  private readonly counters = { runs: 0, crashed: 0, hung: 0, retried: 0, workersStarted: 0 };
+
+  constructor(private readonly options: SandboxProcessPoolOptions) {
+    this.size = Math.max(1, options.size ?? availableParallelism());
+    this.graceMs = options.graceMs ?? 1000;
+    this.maxRunsPerWorker = Math.max(1, options.maxRunsPerWorker ?? 8);
+    this.queueTimeoutMs = options.queueTimeoutMs ?? 10_000;
+    this.defaultLimits = { ...DEFAULT_LIMITS, ...(options.defaultLimits ?? {}) };
+    // Workers start now, not with the first run: starting one takes about a second.
+    for (let i = 0; i < this.size; i++) this.startWorker();
+  }
+
+  /**
+   * Run guard code once. Resolves with `ok: false` for every fault of the guard code, including
+   * `crashed` and `hung` workers; rejects only for an invalid request or a closed pool.
+   */
+  run(request: ProcessRunRequest): Promise<RunResult> {
+    if (this.closed) return Promise.reject(new SandboxPoolClosedError());
+    const parsed = ProcessRunRequestSchema.parse(request);
+    const limits: ResolvedLimits = {
+      ...this.defaultLimits,
+      ...(parsed.limits ? (parseLimits(parsed.limits, 'sandbox limits') as SandboxLimits) : {}),
+    };
+    // Few memory sizes, so each worker keeps few groups of isolates (one per size).
+    limits.memoryMb = snapMemoryMb(limits.memoryMb);
+    this.counters.runs++;
+    return new Promise<RunResult>((resolve) => {
+      const run: PendingRun = {
+        id: this.nextId++,
+        request: { ...parsed, limits },
+        limits,
+        startedNs: process.hrtime.bigint(),
+        resolve,
+        retried: false,
+      };
+      this.byId.set(run.id, run);
+      this.queue.push(run);
+      this.pump();
+    });
+  }
+
+  stats(): SandboxProcessPoolStats {
+    return { workers: this.workers.length, ...this.counters };
+  }
+
+  /** Kill every worker; runs still queued or in flight end with kind 'internal'. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const worker of [...this.workers]) worker.kill('sandbox pool closed');
+    for (const run of [...this.queue]) this.finish(run, failure('internal', 'sandbox pool closed before the run started', run));
+    this.queue.length = 0;
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const worker = this.pickWorker();
+      if (!worker) return;
+      const run = this.queue.shift() as PendingRun;
+      this.dispatch(run, worker);
+    }
+  }
+
+  /** An idle ready worker with room, else a new worker if the pool is not full, else none. */
+  private pickWorker(): SandboxWorker | null {
+    let best: SandboxWorker | null = null;
+    for (const worker of this.workers) {
+      if (!worker.ready || worker.gone || !worker.idle || worker.runs.size >= this.maxRunsPerWorker) continue;
+      if (!best || worker.runs.size < best.runs.size) best = worker;
+    }
+    if (best) return best;
+    if (this.workers.length < this.size) this.startWorker();
+    return null;
+  }
+
+  private startWorker(): void {
+    this.counters.workersStarted++;
+    const worker = new SandboxWorker({
+      entry: this.options.entry,
+      execArgv: this.options.execArgv,
+      env: this.options.env ?? process.env,
+      onMessage: (w, message) => this.onMessage(w, message),
+      onGone: (w, reason) => this.onGone(w, reason),
+    });
+    this.workers.push(worker);
+  }
+
+  private dispatch(run: PendingRun, worker: SandboxWorker): void {
+    const waitedMs = Number(process.hrtime.bigint() - run.startedNs) / 1e6;
+    if (waitedMs > this.queueTimeoutMs) {
+      // Every worker was busy (or starting) that long: end the run without charging a worker for it.
+      this.finish(run, failure('timeout', `no sandbox worker was free within ${this.queueTimeoutMs} ms`, run));
+      return;
+    }
+    const state: WorkerRun = { id: run.id, parkedCalls: 0 };
+    run.worker = worker;
+    run.state = state;
+    worker.runs.set(run.id, state);
+    // The kill deadline counts from dispatch: a worker is killed only for time its own runs took.
+    run.timer = setTimeout(() => this.onDeadline(run), run.limits.wallMs + this.graceMs);
+    worker.send({ t: 'run', id: run.id, request: run.request });
+  }
+
+  private onMessage(worker: SandboxWorker, message: ChildMessage): void {
+    if (message.t === 'ready') {
+      this.pump();
+      return;
+    }
+    if (message.t === 'result') {
+      const run = this.byId.get(message.id);
+      if (!run || run.worker !== worker) return;
+      worker.runs.delete(run.id);
+      this.finish(run, message.result);
+      this.pump();
+      return;
+    }
+    const run = this.byId.get(message.runId);
+    const state = worker.runs.get(message.runId);
+    if (!run || !state) return;
+    state.parkedCalls++;
+    // The worker's isolate is idle while this run waits: another run may start there.
+    this.pump();
+    void this.callHost(run, message.name, message.args).then(
+      (value) => {
+        state.parkedCalls--;
+        worker.send({ t: 'host-result', callId: message.callId, ok: true, value });
+      },
+      (error: unknown) => {
+        state.parkedCalls--;
+        worker.send({ t: 'host-result', callId: message.callId, ok: false, error: errorMessage(error) });
+      },
+    );
+  }
+
+  private async callHost(run: PendingRun, name: string, args: unknown[]): Promise<unknown> {
+    const fn = this.options.hostFunctions && Object.hasOwn(this.options.hostFunctions, name) ? this.options.hostFunctions[name] : undefined;
+    if (!fn) throw new Error(`no host function '${name}'`);
+    return fn(run.request.tenant, args);
+  }
+
+  private onDeadline(run: PendingRun): void {
+    const worker = run.worker;
+    if (!worker || !this.byId.has(run.id)) return;
+    this.counters.hung++;
+    worker.runs.delete(run.id);
+    this.finish(
+      run,
+      failure('hung', `the guard run did not finish within its ${run.limits.wallMs} ms deadline (guard code and toolbox calls together); its sandbox worker was killed`, run),
+    );
+    worker.kill(`run ${run.id} passed its deadline`);
+  }
+
+  private onGone(worker: SandboxWorker, reason: string): void {
+    const index = this.workers.indexOf(worker);
+    if (index >= 0) this.workers.splice(index, 1);
+    const runs = [...worker.runs.values()].map((s) => this.byId.get(s.id)).filter((r): r is PendingRun => r !== undefined);
+    worker.runs.clear();
+    const executing = runs.filter((r) => (r.state?.parkedCalls ?? 0) === 0);
+    const parked = runs.filter((r) => (r.state?.parkedCalls ?? 0) > 0);
+    let culprits = 0;
+    for (const run of executing) {
+      if (executing.length === 1 || run.retried) {
+        culprits++;
+        this.counters.crashed++;
+        this.finish(run, failure('crashed', `the sandbox worker running this guard died (${reason})`, run));
+      } else this.retry(run, reason);
+    }
+    for (const run of parked) this.retry(run, reason);
+    this.options.onWorkerGone?.({ pid: worker.pid, reason, culprits, bystanders: runs.length - culprits });
+    if (this.closed) return;
+    if (!worker.ready) {
+      // A worker that dies before it is ready would die again: no replacement (the next run that
+      // finds no worker starts one), and what waits fails clearly instead of waiting in a loop.
+      if (this.workers.length === 0) {
+        for (const run of this.queue.splice(0)) this.finish(run, failure('internal', `sandbox worker could not start: ${reason}`, run));
+      }
+      return;
+    }
+    this.startWorker();
+    this.pump();
+  }
+
+  private retry(run: PendingRun, reason: string): void {
+    if (run.retried) {
+      this.counters.crashed++;
+      this.finish(run, failure('crashed', `the sandbox worker died under this run twice (${reason})`, run));
+      return;
+    }
+    this.counters.retried++;
+    run.retried = true;
+    if (run.timer) clearTimeout(run.timer);
+    run.worker = undefined;
+    run.state = undefined;
+    this.queue.unshift(run);
+  }
+
+  private finish(run: PendingRun, result: RunResult): void {
+    if (!this.byId.delete(run.id)) return;
+    if (run.timer) clearTimeout(run.timer);
+    run.resolve(result);
+  }
+}
+
+function failure(kind: 'crashed' | 'hung' | 'timeout' | 'internal', message: string, run: PendingRun): RunResult {
+  const durationUs = Math.round(Number(process.hrtime.bigint() - run.startedNs) / 1000);
+  return { ok: false, error: { kind, message }, durationUs, toolCalls: 0 };
+}

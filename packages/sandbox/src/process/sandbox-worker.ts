@@ -1,0 +1,93 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { ChildMessageSchema, type ChildMessage, type ParentMessage } from './messages';
+
+/** One run in flight on a worker, as the worker's owner tracks it. */
+export interface WorkerRun {
+  id: number;
+  /** Host calls this run waits on: while > 0 its guard code is parked, not executing. */
+  parkedCalls: number;
+}
+
+export interface SandboxWorkerOptions {
+  entry: string;
+  execArgv: string[];
+  env: NodeJS.ProcessEnv;
+  onMessage: (worker: SandboxWorker, message: ChildMessage) => void;
+  /** The process is gone (exit, crash, kill, or an unreadable message that made us kill it). */
+  onGone: (worker: SandboxWorker, reason: string) => void;
+}
+
+/**
+ * A sandbox worker process: guard code and its toolbox run there, so a V8 fatal error, a
+ * segfault or a runaway toolbox function costs this process, never the executor.
+ */
+export class SandboxWorker {
+  readonly runs = new Map<number, WorkerRun>();
+  ready = false;
+  gone = false;
+  readonly spawnedAt = Date.now();
+  private readonly child: ChildProcess;
+  private stderrTail = '';
+
+  constructor(private readonly options: SandboxWorkerOptions) {
+    this.child = fork(options.entry, [], {
+      execArgv: options.execArgv,
+      env: options.env,
+      serialization: 'advanced',
+      // Never the executor's stdout: `guardagent mcp` speaks its protocol there.
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
+      process.stderr.write(chunk);
+    });
+    this.child.on('message', (raw: unknown) => {
+      if (this.gone) return;
+      const parsed = ChildMessageSchema.safeParse(raw);
+      if (!parsed.success) {
+        this.kill(`sent an unreadable message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+        return;
+      }
+      if (parsed.data.t === 'ready') this.ready = true;
+      options.onMessage(this, parsed.data);
+    });
+    this.child.on('error', (error) => this.markGone(`process error: ${error.message}`));
+    this.child.on('exit', (code, signal) => {
+      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
+      this.markGone(tail ? `${how} (${tail.slice(0, 500)})` : how);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** True when every run on it waits on a host call: its isolate is idle, so another run may start. */
+  get idle(): boolean {
+    for (const run of this.runs.values()) if (run.parkedCalls === 0) return false;
+    return true;
+  }
+
+  send(message: ParentMessage): void {
+    if (this.gone) return;
+    try {
+      this.child.send(message);
+    } catch (error) {
+      this.kill(`IPC send failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** SIGKILL: nothing the guard does can delay it. */
+  kill(reason: string): void {
+    if (this.gone) return;
+    this.child.kill('SIGKILL');
+    this.markGone(reason);
+  }
+
+  private markGone(reason: string): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.options.onGone(this, reason);
+  }
+}

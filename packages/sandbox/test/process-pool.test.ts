@@ -1,0 +1,138 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxProcessPool, snapMemoryMb, type ProcessRunRequest, type RunResult } from '../src/index';
+
+const entry = fileURLToPath(new URL('./fixtures/test-sandbox-child.ts', import.meta.url));
+const execArgv = ['--no-node-snapshot', '--import', import.meta.resolve('tsx')];
+const hostCalls: { tenant: string; args: unknown[] }[] = [];
+const gone: string[] = [];
+
+const pool = new SandboxProcessPool({
+  entry,
+  execArgv,
+  size: 2,
+  graceMs: 300,
+  defaultLimits: { cpuMs: 500, wallMs: 1500 },
+  hostFunctions: {
+    echo: async (tenant, args) => {
+      hostCalls.push({ tenant, args });
+      return { from: 'host', tenant, value: args[0] };
+    },
+  },
+  onWorkerGone: (event) => gone.push(event.reason),
+});
+afterAll(() => pool.close());
+
+function request(code: string, extra: Partial<ProcessRunRequest> = {}): ProcessRunRequest {
+  return { code, input: 'in', output: 'out', context: {}, packs: ['core'], tenant: 'acme', reuse: 'program', ...extra };
+}
+
+const ok = (result: RunResult) => (result.ok ? result.verdict : null);
+
+describe('SandboxProcessPool: guard code runs in worker processes', () => {
+  it('decides, with the toolbox built in the worker for the run\'s tenant and packs', async () => {
+    const result = await pool.run(
+      request('return { deny: input === "in", reasons: [echoTenant(), packsSeen()] };', { tenant: 'tenant-7', packs: ['core', 'seeact'] }),
+    );
+    expect(ok(result)).toEqual({ deny: true, reasons: ['tenant-7', 'core,seeact'], details: {} });
+  });
+
+  it('reaches host functions from async toolbox calls, scoped to the run\'s tenant', async () => {
+    const result = await pool.run(request('const r = await askHost(input); return { deny: false, reasons: [JSON.stringify(r)] };', { tenant: 'globex' }));
+    expect(ok(result)?.reasons).toEqual([JSON.stringify({ from: 'host', tenant: 'globex', value: 'in' })]);
+    expect(hostCalls.at(-1)).toEqual({ tenant: 'globex', args: ['in'] });
+  });
+
+  it('keeps guard faults as ordinary errors (no worker lost)', async () => {
+    const before = pool.stats().workersStarted;
+    const thrown = await pool.run(request('throw new Error("nope");'));
+    expect(thrown.ok).toBe(false);
+    expect(!thrown.ok && thrown.error.kind).toBe('thrown');
+    const cpu = await pool.run(request('for (;;) {}'));
+    expect(!cpu.ok && cpu.error.kind).toBe('timeout');
+    expect(pool.stats().workersStarted).toBe(before);
+  });
+
+  it('snaps isolate memory limits to a few sizes', () => {
+    expect([1, 16, 17, 64, 65, 100, 4096, 9999].map(snapMemoryMb)).toEqual([16, 16, 32, 64, 128, 128, 4096, 4096]);
+  });
+});
+
+describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
+  const attacks: [string, string, 'crashed' | 'hung'][] = [
+    ['a V8 fatal error (abort)', 'abortWorker();', 'crashed'],
+    ['a segmentation fault', 'segfaultWorker();', 'crashed'],
+    ['a deadlock at 0 % CPU', 'deadlockWorker();', 'hung'],
+    ['host-side toolbox work past the deadline', 'spinHost(60000);', 'hung'],
+  ];
+  for (const [what, code, kind] of attacks) {
+    it(`${what}: ends that run as ${kind}, once, while other runs keep being decided`, async () => {
+      const started = pool.stats();
+      const attack = pool.run(request(`${code} return { deny: false, reasons: [] };`));
+      // Ordinary runs submitted alongside are all decided, before and after the worker dies.
+      const ordinary = Array.from({ length: 20 }, (_, i) => pool.run(request(`return { deny: ${i % 2 === 0}, reasons: [] };`)));
+      const result = await attack;
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.error.kind).toBe(kind);
+      const decided = await Promise.all(ordinary);
+      expect(decided.filter((r) => !r.ok).map((r) => !r.ok && r.error)).toEqual([]);
+      expect(decided.map((r) => (r.ok ? r.verdict.deny : null))).toEqual(Array.from({ length: 20 }, (_, i) => i % 2 === 0));
+      const after = pool.stats();
+      // Exactly one run was charged and nothing was retried into a second death.
+      expect(after[kind] - started[kind]).toBe(1);
+      expect(after.workersStarted - started.workersStarted).toBeLessThanOrEqual(1);
+      // The pool still serves on a fresh worker.
+      expect(ok(await pool.run(request('return { deny: true, reasons: ["still here"] };')))?.reasons).toEqual(['still here']);
+    });
+  }
+
+  it('retries a bystander parked on a host call once elsewhere, and ends only the culprit', async () => {
+    const small = new SandboxProcessPool({
+      entry,
+      execArgv,
+      size: 1,
+      graceMs: 300,
+      defaultLimits: { cpuMs: 500, wallMs: 3000 },
+      hostFunctions: {
+        // Answers only after the culprit has started on the same worker.
+        echo: (_tenant, args) => new Promise((resolve) => setTimeout(() => resolve(args[0]), 400)),
+      },
+    });
+    try {
+      const parked = small.run(request('const v = await askHost("patient"); return { deny: false, reasons: [String(v)] };'));
+      // Let the first run park on its host call so the worker accepts the second.
+      await new Promise<void>((resolve) => {
+        const poll = () => (small.stats().runs === 1 && hostCallsPending(small) ? resolve() : setTimeout(poll, 5));
+        poll();
+      });
+      const culprit = small.run(request('abortWorker(); return { deny: false, reasons: [] };'));
+      const [p, c] = await Promise.all([parked, culprit]);
+      expect(!c.ok && c.error.kind).toBe('crashed');
+      expect(ok(p)?.reasons).toEqual(['patient']);
+      expect(small.stats()).toMatchObject({ crashed: 1, retried: 1 });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('fails runs clearly when a worker cannot start, instead of respawning for ever', async () => {
+    const broken = new SandboxProcessPool({ entry: '/nonexistent/worker.ts', execArgv, size: 1, defaultLimits: { wallMs: 2000 } });
+    try {
+      const result = await broken.run(request('return { deny: false, reasons: [] };'));
+      expect(!result.ok && result.error.kind).toBe('internal');
+      expect(!result.ok && result.error.message).toMatch(/could not start/);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('logs each worker that went, with the reason', () => {
+    expect(gone.some((reason) => /SIGABRT|SIGSEGV|deadline/.test(reason))).toBe(true);
+  });
+});
+
+/** True once the single worker of `p` holds a run parked on a host call (it then accepts another). */
+function hostCallsPending(p: SandboxProcessPool): boolean {
+  const workers = (p as unknown as { workers: { runs: Map<number, { parkedCalls: number }> }[] }).workers;
+  return workers.some((w) => [...w.runs.values()].some((r) => r.parkedCalls > 0));
+}
