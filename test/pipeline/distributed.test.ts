@@ -129,6 +129,53 @@ describe('executors as separate processes', () => {
   });
 });
 
+describe('poison jobs', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+  });
+
+  it('a job whose executor died under it twice is quarantined, not run a third time', async () => {
+    const stack = await startTestStack({ stages: [] });
+    try {
+      const env = {
+        REDIS_URL: stack.redisUrl,
+        GUARDAGENT_PREFIX: stack.prefix,
+        GUARDAGENT_LOCK_DURATION_MS: '3000',
+        GUARDAGENT_STALLED_INTERVAL_MS: '500',
+        GUARDAGENT_SANDBOX_CPU_MS: '2000',
+        GUARDAGENT_SANDBOX_WALL_MS: '2000',
+      };
+      const executorQueue = stack.client['queues'].queue('executor');
+      const start = async () => {
+        const child = spawnService('executor', env);
+        children.push(child);
+        await waitFor(async () => (await executorQueue.getWorkers()).length >= 1, 30_000, 'an executor');
+        return child;
+      };
+      const first = await start();
+      expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
+      const { id } = await stack.client.submit({ policy: 'slow', input: { text: 'good', ms: 1800 } });
+      // Kill whichever executor runs the job, twice, as a poison input that crashed it would.
+      for (const victim of [first, null]) {
+        const runner = victim ?? (await start());
+        await waitFor(async () => (await executorQueue.getActive()).some((j) => j.id === id && (j.processedBy ?? '').endsWith(`:${runner.pid}`)), 20_000, `the job running on ${runner.pid}`);
+        runner.kill('SIGKILL');
+        await waitFor(async () => (await executorQueue.getWorkers()).length === 0, 10_000, 'the killed executor to leave');
+      }
+      await start();
+      const decision = await waitFor(async () => stack.client.result(id), 30_000, 'the quarantine decision');
+      expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error', error: { code: 'JOB_QUARANTINED' } });
+      const job = await Job.fromId(executorQueue, id);
+      expect(await job?.getState()).toBe('failed');
+      // Not run a third time: a run would have stored the program's allow first (first decision wins).
+      expect(job?.stalledCounter).toBe(2);
+    } finally {
+      await stack.stop();
+    }
+  });
+});
+
 describe('graceful shutdown and idempotency', () => {
   it('finishes the in-flight job on SIGTERM, then exits 0', async () => {
     const stack = await startTestStack({ stages: [] });

@@ -10,6 +10,9 @@ import { guardError, type StageOutcome } from './stage-outcome';
 import { finalizeCompile, finalizeDecision } from './finalize';
 import type { Logger } from './logger';
 
+/** maxStalledCount of every stage worker: one re-run after an executor died under a job. */
+const STALLS_BEFORE_QUARANTINE = 1;
+
 export interface StageWorkerRuntime {
   deps: PipelineDeps;
   queues: QueueSet;
@@ -31,7 +34,9 @@ export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, conc
     concurrency,
     lockDuration: runtime.lockDurationMs,
     stalledInterval: runtime.stalledIntervalMs,
-    maxStalledCount: 2,
+    // A job whose executor died while running it is run once more; if that executor dies too, the
+    // job is quarantined (see endFailedJob) instead of taking down executor after executor.
+    maxStalledCount: STALLS_BEFORE_QUARANTINE,
     removeOnComplete: { age: 3600, count: 100_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
@@ -139,8 +144,11 @@ async function errorOutcome(state: PipelineState, deps: PipelineDeps, error: { c
     : guardError(state, error, await failModeOf(state, deps));
 }
 
-async function endWithError(state: PipelineState, runtime: StageWorkerRuntime, error: { code: string; message: string }): Promise<void> {
-  await applyOutcome(await errorOutcome(state, runtime.deps, error), runtime);
+/** Like errorOutcome, but closed under any failMode: for jobs the infrastructure could not run. */
+function errorOutcomeClosed(state: PipelineState, error: { code: string; message: string }): StageOutcome {
+  return state.purpose === 'compile'
+    ? { kind: 'compile-result', state, draft: { status: 'error', report: null, error } }
+    : guardError(state, error, 'closed');
 }
 
 /**
@@ -151,7 +159,7 @@ async function endUnparseable(stage: Stage, job: Job, runtime: StageWorkerRuntim
   runtime.logger.warn({ stage, job: job.id, problem }, 'unparseable stage job');
   const state = salvageState(job);
   if (!state) throw new Error(`unparseable job on ${stage}: ${problem}`);
-  await endWithError(state, runtime, { code: 'JOB_UNPARSEABLE', message: `the ${stage} worker could not parse the job: ${problem}` });
+  await applyOutcome(errorOutcomeClosed(state, { code: 'JOB_UNPARSEABLE', message: `the ${stage} worker could not parse the job: ${problem}` }), runtime);
   return 'unparseable';
 }
 
@@ -162,7 +170,15 @@ async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerRuntime,
     if (stage === 'memory' && (job.name === 'archive' || job.name === 'feedback')) return;
     const state = salvageState(job);
     if (!state) return;
-    await endWithError(state, runtime, { code: 'JOB_FAILED', message: `the ${stage} stage gave up on the job: ${reason}` });
+    // stalledCounter counts the times the job's worker stopped renewing its lock (it died or hung)
+    // while running it; past maxStalledCount BullMQ fails the job without running it again.
+    const quarantined = job.stalledCounter > STALLS_BEFORE_QUARANTINE;
+    const error = quarantined
+      ? { code: 'JOB_QUARANTINED', message: `the job stalled ${job.stalledCounter} times on the ${stage} stage: each executor running it died or froze, so it is not run again` }
+      : { code: 'JOB_FAILED', message: `the ${stage} stage gave up on the job: ${reason}` };
+    if (quarantined) runtime.logger.warn({ stage, job: job.id, stalls: job.stalledCounter }, 'job quarantined');
+    // Infrastructure gave up on the job: fail closed whatever the policy's failMode.
+    await applyOutcome(errorOutcomeClosed(state, error), runtime);
   } catch (error) {
     runtime.logger.error({ stage, job: job.id, err: errorMessage(error) }, 'could not answer a failed job');
   }
