@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { compileLinearRegExp } from './linear-regexp';
 import type { FieldIssue } from '@guardagent/errors';
 
 export type ArgsValidator = (args: unknown) => string[];
@@ -66,6 +67,9 @@ export function createAjv(): Ajv {
     allowUnionTypes: true,
     coerceTypes: false,
     useDefaults: false,
+    // `pattern` and `patternProperties` come from tenants: match them in linear time (RE2), never
+    // on V8's backtracking engine; a pattern RE2 cannot run fails the schema at policy load.
+    code: { regExp: compileLinearRegExp as unknown as NonNullable<NonNullable<ConstructorParameters<typeof Ajv>[0]>['code']>['regExp'] },
   });
   // ajv-formats is not a dependency; these are the formats tool arguments commonly use.
   ajv.addFormat('email', EMAIL);

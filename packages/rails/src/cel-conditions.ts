@@ -1,5 +1,7 @@
 import { Environment, ParseError } from '@marcbachmann/cel-js';
 import type { FieldIssue } from '@guardagent/errors';
+import { compileLinearRegExp } from './linear-regexp';
+import { rewriteMatchesCalls } from './cel-linear-matches';
 
 /** Variables a rail condition can read. Everything else is an unknown variable (a compile error). */
 export interface ConditionContext {
@@ -12,6 +14,9 @@ export type Condition = (context: ConditionContext) => unknown;
 
 // One environment for the process: it only declares variables, so sharing it across policies is safe,
 // and creating it is the expensive part (cel-js docs). Limits bound what a policy author can make us parse.
+/** The function every `matches()` call becomes; not a name policies are expected to use. */
+export const LINEAR_MATCHES = 'linearMatches';
+
 let environment: Environment | undefined;
 function celEnvironment(): Environment {
   environment ??= new Environment({
@@ -19,7 +24,11 @@ function celEnvironment(): Environment {
   })
     .registerVariable('subject', 'map')
     .registerVariable('args', 'map')
-    .registerVariable('tool', 'string');
+    .registerVariable('tool', 'string')
+    // What every matches() call is rewritten to (see cel-linear-matches.ts): RE2 semantics, as the
+    // CEL spec defines matches(), in linear time. The pattern may come from args: it is compiled by
+    // RE2 too, so no input can make it backtrack.
+    .registerFunction(`${LINEAR_MATCHES}(string, string): bool`, (text: string, pattern: string) => compileLinearRegExp(pattern).test(text));
   return environment;
 }
 
@@ -34,7 +43,9 @@ function firstLine(message: string): string {
 export function compileCondition(expression: string, path: string): Condition | FieldIssue {
   let program: ReturnType<Environment['parse']>;
   try {
-    program = celEnvironment().parse(expression);
+    const linear = rewriteMatchesCalls(celEnvironment().parse(expression).ast, LINEAR_MATCHES);
+    if (typeof linear !== 'string') return { path, message: `invalid CEL expression: ${linear.problem}` };
+    program = celEnvironment().parse(linear);
   } catch (error) {
     const message = error instanceof ParseError ? error.message : String((error as Error)?.message ?? error);
     return { path, message: `invalid CEL expression: ${firstLine(message)}` };
