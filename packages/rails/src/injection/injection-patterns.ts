@@ -29,7 +29,9 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'role-override', regex: /\b(?:enable|enter|activate|switch to) (?:developer|god|jailbreak|dan|sudo|admin) mode\b/ },
   { signal: 'role-override', regex: /\bfrom now on,? you (?:will|must|shall|are going to) (?:ignore|obey|answer without|only follow|act)\b/ },
   { signal: 'role-override', regex: /\bnew (?:system )?(?:instructions|rules|directives)\s*:/ },
-  { signal: 'prompt-delimiter', regex: /(?:^|\n)\s*(?:system|developer)\s*:\s*\S/ },
+  // `[^\S\n]*`, not `\s*`, after the line start: with `\s*` every newline of a long run started a
+  // scan over all the rest (100,000 newlines: 5 s). A match across blank lines also starts at the last one.
+  { signal: 'prompt-delimiter', regex: /(?:^|\n)[^\S\n]*(?:system|developer)[^\S\n]*:\s*\S/ },
   { signal: 'prompt-delimiter', regex: /<\|(?:im_start|im_end|system|endoftext)\|>|\[\/?inst\]|<<\/?sys>>|<\/?system>|###\s*(?:system|instruction)s?\b/ },
   {
     signal: 'system-prompt-exfiltration',

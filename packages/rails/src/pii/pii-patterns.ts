@@ -21,7 +21,8 @@ export interface PiiPattern {
 }
 
 /** Order/invoice/ticket numbers look like cards and phones; their label right before them says what they are. */
-const REFERENCE_LABEL = /(?:order|invoice|tracking|reference|ref|ticket|case|account|acct|customer|booking|confirmation|po|sku|serial)\s*(?:no\.?|number|num|id|code)?\s*[:#.]?\s*#?\s*$/i;
+// Each optional part starts with its own `\s*` and a required word or sign: no two `\s*` meet.
+const REFERENCE_LABEL = /(?:order|invoice|tracking|reference|ref|ticket|case|account|acct|customer|booking|confirmation|po|sku|serial)(?:\s*(?:no\.?|number|num|id|code))?(?:\s*[:#.])?(?:\s*#)?\s*$/i;
 function labelledAsReference(text: string, start: number): boolean {
   return REFERENCE_LABEL.test(text.slice(Math.max(0, start - 28), start));
 }
@@ -72,12 +73,14 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   {
     kind: 'secret',
     regex:
-      /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g,
+      // The body cannot cross another `-----` marker, so a run of BEGIN lines costs one scan, not one per line.
+      /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----)[\s\S]){0,20000}-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g,
     needs: (t) => t.includes('-----BEGIN'),
   },
   {
     kind: 'secret',
-    regex: /\beyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,16000}\.[A-Za-z0-9_-]{0,2000}/g,
+    // Starts only where a token starts (not inside a run of token characters): one scan per token.
+    regex: /(?<![A-Za-z0-9_.-])eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,16000}\.[A-Za-z0-9_-]{0,2000}/g,
     needs: (t) => t.includes('eyJ'),
   },
   // Payment cards: brand prefix 2-6, 13-19 digits, Luhn, not labelled as an order number.
@@ -98,7 +101,8 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   // Unformatted SSN only right after an SSN label: nine bare digits are too often something else.
   {
     kind: 'ssn',
-    regex: /\b(?:ssn|social security(?: number| no\.?)?)\s*(?:is\s*)?[:#]?\s*((?!000|666|9\d\d)\d{3}(?!00)\d{2}(?!0000)\d{4})(?!\d)/gi,
+    // One `\s*` per gap: two adjacent ones made "ssn" + 300,000 spaces quadratic (42 s).
+    regex: /\b(?:ssn|social security(?: number| no\.?)?)\s*(?:is\b\s*)?(?:[:#]\s*)?((?!000|666|9\d\d)\d{3}(?!00)\d{2}(?!0000)\d{4})(?!\d)/gi,
     group: 1,
     needs: hasDigit,
   },
