@@ -75,6 +75,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     (sandbox ??= createGuardRunner({
       ...(config.sandbox.poolSize ? { size: config.sandbox.poolSize } : {}),
       defaultLimits: { cpuMs: sandboxLimits.cpuMs, wallMs: sandboxLimits.wallMs, memoryMb: sandboxLimits.memoryMb },
+      maxRunsPerIsolate: config.sandbox.maxRunsPerIsolate,
       hostFunctions: llm
         ? {
             classify: async (tenant, args) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActionSchema, DemonstrationSchema, SubjectSchema, UsageSchema } from '@guardagent/schemas';
+import { ActionSchema, DemonstrationSchema, SubjectSchema, UsageSchema, sizeIssue } from '@guardagent/schemas';
 
 /** A labelled example the program got wrong during verification; the debugger sees these. */
 export const VerificationFailureSchema = z.object({
@@ -14,14 +14,19 @@ export const VerificationFailureSchema = z.object({
 export type VerificationFailure = z.infer<typeof VerificationFailureSchema>;
 
 /**
- * The job as it travels between stages. Its input/output/context were validated (and their
- * size bounded) by GuardJobSchema at submit, and each hop reads them back with JSON.parse, which
- * only yields JSON: re-walking them at every hop would only cost time on the hot path.
+ * The job as it travels between stages. Its input/output/context were validated by GuardJobSchema
+ * at submit, and each hop reads them back with JSON.parse, which only yields JSON: they are not
+ * re-validated as JSON at every hop. Their size is checked again here (cheaply: a walk that stops
+ * at the limit), because a job can also reach the queue without going through submit.
  */
+const sized = (what: string) => (v: unknown, ctx: z.RefinementCtx) => {
+  const issue = sizeIssue(v);
+  if (issue) ctx.addIssue({ code: 'custom', message: `${what} is ${issue}` });
+};
 export const StageJobPayloadSchema = z.object({
-  input: z.custom<unknown>((v) => v !== undefined, 'input is required'),
-  output: z.custom<unknown>((v) => v !== undefined, 'output is required'),
-  context: z.record(z.string(), z.unknown()).default({}),
+  input: z.custom<unknown>((v) => v !== undefined, 'input is required').superRefine(sized('input')),
+  output: z.custom<unknown>((v) => v !== undefined, 'output is required').superRefine(sized('output')),
+  context: z.record(z.string(), z.unknown()).default({}).superRefine(sized('context')),
   subject: SubjectSchema.optional(),
   action: ActionSchema.optional(),
 });

@@ -1,4 +1,5 @@
-export { JsonValueSchema, JsonObjectSchema, TextOrJsonSchema, MAX_TEXT_CHARS, textOf } from './json';
+export { JsonValueSchema, JsonObjectSchema, TextOrJsonSchema, MAX_TEXT_CHARS, sizeIssue, textOf } from './json';
+export { jsonCharsOver } from './json-size';
 export type { JsonObject, TextOrJson } from './json';
 export { SubjectSchema, type Subject } from './subject';
 export {

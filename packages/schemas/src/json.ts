@@ -1,15 +1,34 @@
 import { z } from 'zod';
+import { jsonCharsOver } from './json-size';
 
 /** Any JSON value. */
 export const JsonValueSchema: z.ZodType<unknown> = z.json();
 
-/** A JSON object (string keys). */
-export const JsonObjectSchema = z.record(z.string(), JsonValueSchema);
+/** Largest agent input, output, context or action arguments, as text or as JSON text. */
+export const MAX_TEXT_CHARS = 2_000_000;
+
+/** The issue of a value over MAX_TEXT_CHARS (as a string, or as JSON text), if it is. */
+export function sizeIssue(value: unknown): string | null {
+  const over = typeof value === 'string' ? value.length > MAX_TEXT_CHARS : jsonCharsOver(value, MAX_TEXT_CHARS);
+  return over ? `longer than ${MAX_TEXT_CHARS} characters (as text, or as JSON)` : null;
+}
+
+const bounded = <T extends z.ZodType>(schema: T) =>
+  schema.superRefine((value, ctx) => {
+    const issue = sizeIssue(value);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue });
+  });
+
+/** A JSON object (string keys), bounded like agent text. */
+export const JsonObjectSchema = bounded(z.record(z.string(), JsonValueSchema));
 export type JsonObject = z.infer<typeof JsonObjectSchema>;
 
-/** Agent input or output: a string, or any JSON value. Bounded so one job cannot exhaust Redis. */
-export const MAX_TEXT_CHARS = 2_000_000;
-export const TextOrJsonSchema = z.union([z.string().max(MAX_TEXT_CHARS), JsonValueSchema]);
+/**
+ * Agent input or output: a string, or any JSON value, bounded so one job cannot exhaust Redis or
+ * the detectors. (A union of a bounded string and any JSON once let any string through: the JSON
+ * branch accepted what the string branch refused.)
+ */
+export const TextOrJsonSchema = bounded(JsonValueSchema);
 export type TextOrJson = z.infer<typeof TextOrJsonSchema>;
 
 /** The text form of a TextOrJson value (for retrieval, prompts and filters). */

@@ -1,11 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { SandboxProcessPool, type HostFunction, type SandboxProcessPoolOptions } from '@guardagent/sandbox';
-import { SANDBOX_HOST_FUNCTIONS_ENV } from './sandbox-worker-env';
+import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV } from './sandbox-worker-env';
 
 export interface GuardRunnerOptions {
   /** Worker processes (default: one per core). */
   size?: number;
   defaultLimits: { cpuMs: number; wallMs: number; memoryMb: number };
+  /** Recycle a worker's isolate after this many runs. */
+  maxRunsPerIsolate?: number;
   /** Functions of this process that guard code reaches through its toolbox, by name. */
   hostFunctions: Record<string, HostFunction>;
   onWorkerGone?: SandboxProcessPoolOptions['onWorkerGone'];
@@ -28,7 +30,7 @@ export function createGuardRunner(options: GuardRunnerOptions): SandboxProcessPo
     ...(options.size ? { size: options.size } : {}),
     defaultLimits: options.defaultLimits,
     hostFunctions: options.hostFunctions,
-    env: workerEnv(Object.keys(options.hostFunctions)),
+    env: workerEnv(Object.keys(options.hostFunctions), options.maxRunsPerIsolate),
     ...(options.onWorkerGone ? { onWorkerGone: options.onWorkerGone } : {}),
   });
 }
@@ -38,8 +40,9 @@ export function createGuardRunner(options: GuardRunnerOptions): SandboxProcessPo
  * Redis URL, admin key). Guard code cannot read it from inside isolated-vm anyway; this keeps it
  * so even if V8's isolation failed.
  */
-function workerEnv(hostFunctions: string[]): NodeJS.ProcessEnv {
+function workerEnv(hostFunctions: string[], maxRunsPerIsolate: number | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { [SANDBOX_HOST_FUNCTIONS_ENV]: hostFunctions.join(',') };
+  if (maxRunsPerIsolate) env[SANDBOX_MAX_RUNS_ENV] = String(maxRunsPerIsolate);
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'TZ', 'SYSTEMROOT']) {
     if (process.env[name] !== undefined) env[name] = process.env[name];
   }

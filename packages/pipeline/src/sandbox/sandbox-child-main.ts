@@ -1,7 +1,7 @@
 import { serveSandboxChild, type HostCall } from '@guardagent/sandbox';
 import type { ToolboxPack } from '@guardagent/schemas';
 import { createToolbox, toolboxFunctions, type BuiltToolboxFunction, type ToolboxDeps } from '@guardagent/toolbox';
-import { SANDBOX_HOST_FUNCTIONS_ENV } from './sandbox-worker-env';
+import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV } from './sandbox-worker-env';
 
 // A sandbox worker process (forked by the executor's SandboxProcessPool): guard code and every
 // toolbox function it calls run here. Host-backed functions (the LLM classifier, which needs the
@@ -18,7 +18,10 @@ function hostDeps(callHost: HostCall): ToolboxDeps {
     : {};
 }
 
+const maxRunsPerIsolate = Number(process.env[SANDBOX_MAX_RUNS_ENV]);
+
 serveSandboxChild({
+  ...(Number.isInteger(maxRunsPerIsolate) && maxRunsPerIsolate > 0 ? { pool: { maxRunsPerIsolate } } : {}),
   buildToolbox(packs, _tenant, callHost) {
     const key = packs.join(',');
     let base = syncToolboxes.get(key);

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueueTransport } from '@guardagent/client';
+import type { Decision, PolicyInput } from '@guardagent/schemas';
+import { startTestStack, type TestStack } from '../helpers/pipeline-stack';
+
+// Attacks on the executor through ordinary checks, against the real stack (queues, executor,
+// sandbox worker processes). For each: the attack's check ends fail-closed, and checks of another
+// tenant submitted alongside are decided before it ends: the executor keeps serving.
+
+let stack: TestStack;
+let victim: QueueTransport;
+let other: QueueTransport;
+
+const attackPolicy = (id: string, program: string, limits: PolicyInput['limits'] = {}): PolicyInput => ({
+  id,
+  requests: 'Allow unless the input says attack.',
+  mode: 'compiled',
+  program,
+  limits,
+  examples: [
+    { input: 'hello', label: 0 },
+    { input: 'bye', label: 0 },
+  ],
+});
+
+const ordinaryPolicy: PolicyInput = {
+  id: 'ordinary',
+  requests: 'Deny the word stop.',
+  mode: 'compiled',
+  program: 'return { deny: input === "stop", reasons: input === "stop" ? ["stop"] : [] };',
+  examples: [
+    { input: 'stop', label: 1 },
+    { input: 'go', label: 0 },
+  ],
+};
+
+beforeAll(async () => {
+  // A 3 s lock caps any guard run at 2 s (two thirds of the lock).
+  stack = await startTestStack({ config: { lockDurationMs: 3000, sandbox: { memoryMb: 64, cpuMs: 1000, wallMs: 1000, maxRunsPerIsolate: 5000 } } });
+  victim = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'attacker' });
+  other = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'bystander' });
+  expect((await other.compile(ordinaryPolicy)).status).toBe('promoted');
+});
+
+afterAll(async () => {
+  await victim?.close();
+  await other?.close();
+  await stack?.stop();
+});
+
+/** Run the attack check and 30 ordinary checks of the other tenant at once; note who finished first. */
+async function underAttack(policy: string): Promise<{ attack: Decision; ordinary: Decision[]; ordinaryBeforeAttack: number }> {
+  let attackDone = false;
+  let ordinaryBeforeAttack = 0;
+  const attack = victim.check({ policy, input: 'attack' }, { timeoutMs: 30_000 }).finally(() => (attackDone = true));
+  const ordinary = Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      other.check({ policy: 'ordinary', input: i % 2 ? 'stop' : 'go' }, { timeoutMs: 30_000 }).then((d) => {
+        if (!attackDone) ordinaryBeforeAttack++;
+        return d;
+      }),
+    ),
+  );
+  return { attack: await attack, ordinary: await ordinary, ordinaryBeforeAttack };
+}
+
+function expectOrdinaryServed(result: { ordinary: Decision[]; ordinaryBeforeAttack: number }): void {
+  expect(result.ordinary.map((d) => d.status)).toEqual(Array(30).fill('ok'));
+  expect(result.ordinary.map((d) => d.decision)).toEqual(Array.from({ length: 30 }, (_, i) => (i % 2 ? 'deny' : 'allow')));
+  // All 30 were decided while the attack still held its sandbox worker (it takes ≥ 1 s; they take ms).
+  expect(result.ordinaryBeforeAttack).toBe(30);
+}
+
+describe('the executor keeps serving while a check attacks it', () => {
+  it('a program that loops under the largest cpuMs a policy may ask for ends fail-closed at the cap', async () => {
+    const compiled = await victim.compile(
+      attackPolicy('cpu-loop', 'if (input === "attack") { for (;;) {} } return { deny: false, reasons: [] };', { cpuMs: 60_000, wallMs: 60_000 }),
+    );
+    expect(compiled.status).toBe('promoted');
+    const result = await underAttack('cpu-loop');
+    expect(result.attack).toMatchObject({ decision: 'deny', status: 'guard_error' });
+    expect(result.attack.error?.code).toMatch(/^(GUARD_CODE_FAILED|SANDBOX_HUNG)$/);
+    expectOrdinaryServed(result);
+  });
+
+  it('host-side toolbox work past the deadline (a text helper on 100 KB, in a loop) kills only its worker: SANDBOX_HUNG', async () => {
+    const program = `if (input === "attack") {
+  const big = "key" + " ".repeat(100000) + "x";
+  for (let i = 0; i < 1e9; i++) parseKeyValueLines(big);
+}
+return { deny: false, reasons: [] };`;
+    expect((await victim.compile(attackPolicy('host-time', program))).status).toBe('promoted');
+    const result = await underAttack('host-time');
+    expect(result.attack).toMatchObject({ decision: 'deny', status: 'guard_error', error: { code: 'SANDBOX_HUNG' } });
+    expect(result.attack.reasons.join(' ')).toMatch(/deadline/);
+    expectOrdinaryServed(result);
+    // The next check on the same policy is served by a fresh worker and decided.
+    expect(await victim.check({ policy: 'host-time', input: 'hello' }, { timeoutMs: 30_000 })).toMatchObject({ decision: 'allow', status: 'ok' });
+  });
+
+  it('the hung run is not retried: one run, one decision', async () => {
+    const before = stack.runtime!.deps.sandbox.stats();
+    const decision = await victim.check({ policy: 'host-time', input: 'attack' }, { timeoutMs: 30_000 });
+    expect(decision.error?.code).toBe('SANDBOX_HUNG');
+    const after = stack.runtime!.deps.sandbox.stats();
+    expect(after.hung - before.hung).toBe(1);
+    expect(after.runs - before.runs).toBe(1);
+    expect(after.retried - before.retried).toBe(0);
+  });
+});
