@@ -29,6 +29,8 @@ export const GuardConfigSchema = z.object({
   /** BullMQ lock: a job whose worker dies is taken over after roughly this long. */
   lockDurationMs: positiveInt(30_000),
   stalledIntervalMs: positiveInt(30_000),
+  /** Most demonstrations one policy may hold (retrieval compares a query with each). */
+  maxDemonstrations: positiveInt(1000),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
 });
@@ -51,6 +53,7 @@ const ENV_NAMES: Record<string, string> = {
   'sandbox.maxRunsPerIsolate': 'GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE',
   lockDurationMs: 'GUARDAGENT_LOCK_DURATION_MS',
   stalledIntervalMs: 'GUARDAGENT_STALLED_INTERVAL_MS',
+  maxDemonstrations: 'GUARDAGENT_MAX_DEMONSTRATIONS',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
 };
@@ -85,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     lockDurationMs: read('lockDurationMs'),
     stalledIntervalMs: read('stalledIntervalMs'),
+    maxDemonstrations: read('maxDemonstrations'),
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),
   };

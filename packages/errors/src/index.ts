@@ -12,3 +12,4 @@ export {
   ConfigError,
 } from './client-errors';
 export { errorMessage } from './error-message';
+export { QuotaExceededError } from './quota-errors';

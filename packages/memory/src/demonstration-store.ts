@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { NotFoundError } from '@guardagent/errors';
+import { NotFoundError, QuotaExceededError } from '@guardagent/errors';
 import {
   DemonstrationSchema,
   LabelledExampleSchema,
@@ -25,7 +25,7 @@ import { execMulti } from './exec-multi';
 import { FeedbackRecordSchema, type FeedbackRecord } from './feedback-record';
 import { checkJobId, checkPolicyId, checkTenant } from './identifiers';
 import { memoryKeys, type MemoryKeys } from './keys';
-import { DEFAULT_MAX_CHARS, nearestDemonstrations } from './nearest-demonstrations';
+import { DEFAULT_MAX_CHARS, nearestDemonstrationsYielding } from './nearest-demonstrations';
 import {
   StoredDemonstrationSchema,
   sameDemonstrationContent,
@@ -48,7 +48,15 @@ export interface DemonstrationStoreOptions {
   maxChars?: number;
   /** How many (tenant, policy) lists the in-process cache keeps. Default 512. */
   cacheEntries?: number;
+  /**
+   * Most demonstrations one policy may hold (retrieval compares the query with each). Default
+   * 1,000: at the 4,000-character cap a retrieval then costs at most a few seconds of CPU, spread
+   * over event-loop slices. A write past it fails with QUOTA_EXCEEDED and writes nothing.
+   */
+  maxDemonstrations?: number;
 }
+
+export const DEFAULT_MAX_DEMONSTRATIONS = 1000;
 
 export interface SeedOptions {
   /** Remove stored demonstrations that are not in `demos`. */
@@ -101,6 +109,7 @@ function decodeJson<S extends z.ZodType>(schema: S, raw: string | null | undefin
  * finished jobs archived as candidates that become demonstrations only when a person confirms them.
  */
 export class DemonstrationStore {
+  private readonly maxDemonstrations: number;
   readonly keys: MemoryKeys;
   private readonly redis: Redis;
   private readonly candidateTtlSeconds: number;
@@ -118,6 +127,7 @@ export class DemonstrationStore {
       'candidateTtlSeconds',
     );
     this.maxChars = parseOrThrow(PositiveIntSchema, options.maxChars ?? DEFAULT_MAX_CHARS, 'memory options', 'maxChars');
+    this.maxDemonstrations = parseOrThrow(PositiveIntSchema, options.maxDemonstrations ?? DEFAULT_MAX_DEMONSTRATIONS, 'memory options', 'maxDemonstrations');
     this.cache = new DemonstrationCache(
       parseOrThrow(PositiveIntSchema, options.cacheEntries ?? DEFAULT_CACHE_ENTRIES, 'memory options', 'cacheEntries'),
     );
@@ -136,6 +146,7 @@ export class DemonstrationStore {
     const id = demonstrationIdOf(parsed);
     const existing = await this.get(t, p, id);
     if (existing && sameDemonstrationContent(existing, parsed)) return existing;
+    if (!existing) await this.checkRoom(t, p, 1);
     const stored: StoredDemonstration = {
       id,
       input: parsed.input,
@@ -230,6 +241,10 @@ export class DemonstrationStore {
       writes.push(id, JSON.stringify(stored));
     }
     const removals = options.replace ? [...existing.keys()].filter((id) => !wanted.has(id)) : [];
+    const after = existing.size + added - removals.length;
+    if (after > this.maxDemonstrations) {
+      throw new QuotaExceededError(`policy '${p}' would hold ${after} demonstrations`, this.maxDemonstrations, { policy: p });
+    }
 
     if (writes.length > 0 || removals.length > 0) {
       const multi = this.redis.multi();
@@ -257,7 +272,7 @@ export class DemonstrationStore {
     const count = parseOrThrow(KSchema, k, 'retrieval k', 'k');
     if (count === 0) return [];
     const demos = await this.load(t, p);
-    return nearestDemonstrations(demos, { input: textOf(q.input), output: textOf(q.output) }, count, {
+    return nearestDemonstrationsYielding(demos, { input: textOf(q.input), output: textOf(q.output) }, count, {
       maxChars: this.maxChars,
     });
   }
@@ -297,12 +312,17 @@ export class DemonstrationStore {
       Boolean(candidate.code?.trim());
     let demonstration: StoredDemonstration | undefined;
     if (promotable) {
-      demonstration = await this.add(
-        t,
-        p,
-        { input: textOf(candidate.input), output: textOf(candidate.output), plan: candidate.plan!, code: candidate.code! },
-        { source: 'feedback' },
-      );
+      try {
+        demonstration = await this.add(
+          t,
+          p,
+          { input: textOf(candidate.input), output: textOf(candidate.output), plan: candidate.plan!, code: candidate.code! },
+          { source: 'feedback' },
+        );
+      } catch (error) {
+        // A full policy still records the label (below); it just gains no demonstration.
+        if (!(error instanceof QuotaExceededError)) throw error;
+      }
     }
     const previous = candidate.confirmation?.promotedDemonstrationId;
     if (previous && previous !== demonstration?.id) await this.delete(t, p, previous);
@@ -377,6 +397,14 @@ export class DemonstrationStore {
   }
 
   /** The (cached) list: one GET of the version counter; a MULTI of GET + HGETALL when it moved. */
+  /** Fail with QUOTA_EXCEEDED, writing nothing, if `adding` more would pass the per-policy cap. */
+  private async checkRoom(t: string, p: string, adding: number): Promise<void> {
+    const held = await this.redis.hlen(this.keys.demos(t, p));
+    if (held + adding > this.maxDemonstrations) {
+      throw new QuotaExceededError(`policy '${p}' holds ${held} demonstrations`, this.maxDemonstrations, { policy: p });
+    }
+  }
+
   private async load(t: string, p: string): Promise<readonly StoredDemonstration[]> {
     const cacheKey = `${t}\u0000${p}`;
     const versionKey = this.keys.demosVersion(t, p);

@@ -52,3 +52,32 @@ export function nearestDemonstrations<D extends { id: string; input: string; out
   scored.sort((a, b) => a.d - b.d || (a.demo.id < b.demo.id ? -1 : a.demo.id > b.demo.id ? 1 : 0));
   return scored.slice(0, k).map(({ demo, d }) => ({ ...demo, distance: d }));
 }
+
+/** Comparisons between two yields to the event loop (each is at most a few ms at DEFAULT_MAX_CHARS). */
+export const COMPARISONS_PER_SLICE = 16;
+
+/**
+ * nearestDemonstrations for a worker: the same result, but the comparisons run in slices with a
+ * yield to the event loop between them, so a policy with many long demonstrations delays only its
+ * own retrieval, never the worker's other jobs, lock renewals or health checks.
+ */
+export async function nearestDemonstrationsYielding<D extends { id: string; input: string; output: string }>(
+  demos: readonly D[],
+  query: RetrievalQuery,
+  k: number,
+  options: NearestOptions = {},
+): Promise<Array<D & { distance: number }>> {
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`maxChars must be a positive integer, got ${maxChars}`);
+  if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be a non-negative integer, got ${k}`);
+  if (k === 0 || demos.length === 0) return [];
+  const queryText = capText(retrievalText(query), maxChars);
+  const scored: { demo: D; d: number }[] = [];
+  for (let i = 0; i < demos.length; i++) {
+    if (i > 0 && i % COMPARISONS_PER_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const demo = demos[i] as D;
+    scored.push({ demo, d: distance(queryText, capText(retrievalText(demo), maxChars)) });
+  }
+  scored.sort((a, b) => a.d - b.d || (a.demo.id < b.demo.id ? -1 : a.demo.id > b.demo.id ? 1 : 0));
+  return scored.slice(0, k).map(({ demo, d }) => ({ ...demo, distance: d }));
+}

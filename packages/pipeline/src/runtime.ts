@@ -51,7 +51,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds);
   const policies = new PolicyRegistry(redis, config.prefix);
   const programs = new ProgramStore(redis, config.prefix, now);
-  const memory = new DemonstrationStore({ redis, prefix: config.prefix });
+  const memory = new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations });
   const sandboxLimits = {
     cpuMs: config.sandbox.cpuMs,
     wallMs: config.sandbox.wallMs,

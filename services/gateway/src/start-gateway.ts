@@ -53,7 +53,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     results: new ResultStore(redis, config.prefix, config.resultTtlSeconds),
     policies: new PolicyRegistry(redis, config.prefix),
     programs: new ProgramStore(redis, config.prefix),
-    memory: new DemonstrationStore({ redis, prefix: config.prefix }),
+    memory: new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }),
     tenants: new TenantStore(redis, config.prefix),
     batches: new BatchStore(redis, config.prefix, config.resultTtlSeconds),
     transports: new TenantTransports({

@@ -10,7 +10,7 @@ async function withStore<T>(tenant: string, fn: (store: DemonstrationStore) => P
   const redis = createRedisConnection(config.redisUrl, 'producer', 'cli-memory');
   try {
     await waitUntilReady(redis);
-    return await fn(new DemonstrationStore({ redis, prefix: config.prefix }));
+    return await fn(new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }));
   } finally {
     redis.disconnect();
   }
