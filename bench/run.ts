@@ -16,6 +16,7 @@ import { runPerRequest } from './sections/per-request';
 import { runRails } from './sections/rails';
 import { runRawHop } from './sections/raw-hop';
 import { runSandbox } from './sections/sandbox';
+import { runAdversarial } from './sections/adversarial';
 
 /**
  * `npm run bench [-- --json]`: every number of docs/performance.md from one run on this machine.
@@ -76,6 +77,7 @@ try {
   if (wants('sandbox')) Object.assign(results, await runSandbox(workload, scaled(5000, 500)));
   if (wants('per-request')) Object.assign(results, await runPerRequest({ redisUrl, prefix: prefix('per-request'), samples: scaled(30, 10) }));
   if (wants('rails')) Object.assign(results, await runRails({ redisUrl, prefix: prefix('rails'), samples: scaled(1000, 100), workDir }));
+  if (wants('adversarial')) Object.assign(results, await runAdversarial({ redisUrl, prefix: prefix('adversarial'), ordinary: scaled(3000, 300) }));
 
   if (typeof results.compiled_throughput === 'number' && typeof results.raw_hop_throughput === 'number') {
     results.compiled_vs_raw_throughput = round(results.compiled_throughput / results.raw_hop_throughput, 3);

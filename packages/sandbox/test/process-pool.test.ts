@@ -70,7 +70,7 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
       const started = pool.stats();
       const attack = pool.run(request(`${code} return { deny: false, reasons: [] };`));
       // Ordinary runs submitted alongside are all decided, before and after the worker dies.
-      const ordinary = Array.from({ length: 20 }, (_, i) => pool.run(request(`return { deny: ${i % 2 === 0}, reasons: [] };`)));
+      const ordinary = Array.from({ length: 20 }, (_, i) => pool.run(request(`return { deny: ${i % 2 === 0}, reasons: [] };`, { tenant: 'bystander' })));
       const result = await attack;
       expect(result.ok).toBe(false);
       expect(!result.ok && result.error.kind).toBe(kind);
@@ -105,7 +105,7 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
         const poll = () => (small.stats().runs === 1 && hostCallsPending(small) ? resolve() : setTimeout(poll, 5));
         poll();
       });
-      const culprit = small.run(request('abortWorker(); return { deny: false, reasons: [] };'));
+      const culprit = small.run(request('abortWorker(); return { deny: false, reasons: [] };', { tenant: 'attacker' }));
       const [p, c] = await Promise.all([parked, culprit]);
       expect(!c.ok && c.error.kind).toBe('crashed');
       expect(ok(p)?.reasons).toEqual(['patient']);
@@ -113,6 +113,22 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
     } finally {
       await small.close();
     }
+  });
+
+  it('never lets one tenant hold every worker: another tenant is served while it loops', async () => {
+    // Two workers, so one tenant may hold one: its second looping run waits, the bystander runs.
+    const loops = [0, 1].map(() => pool.run(request('spinHost(1200); return { deny: false, reasons: [] };', { tenant: 'greedy' })));
+    const served: string[] = [];
+    const others = Array.from({ length: 10 }, (_, i) =>
+      pool.run(request('return { deny: false, reasons: [] };', { tenant: 'fair' })).then((r) => {
+        served.push(`fair-${i}`);
+        return r;
+      }),
+    );
+    const greedyDone = loops.map((p) => p.then(() => served.push('greedy')));
+    await Promise.all([...others, ...greedyDone]);
+    // All ten ran before either looping run of the greedy tenant finished.
+    expect(served.slice(0, 10).every((s) => s.startsWith('fair'))).toBe(true);
   });
 
   it('fails runs clearly when a worker cannot start, instead of respawning for ever', async () => {

@@ -24,6 +24,11 @@ export interface SandboxProcessPoolOptions {
   /** Runs a worker may hold at once, counting those parked on host calls. Default 8. */
   maxRunsPerWorker?: number;
   /**
+   * Runs of one tenant executing at once, across the pool. Default `size - 1` (at least 1): a tenant
+   * whose checks loop until their deadline can never hold every worker.
+   */
+  maxActivePerTenant?: number;
+  /**
    * Longest a run may wait for a free worker (for example while a killed worker's replacement
    * starts, ~1 s) before it ends as a timeout. Default 10,000.
    */
@@ -51,6 +56,8 @@ interface PendingRun {
   resolve: (result: RunResult) => void;
   /** Already retried once after its worker died under it as a bystander. */
   retried: boolean;
+  /** Counted in activeByTenant (dispatched, not yet finished or requeued). */
+  active?: boolean;
   worker?: SandboxWorker;
   state?: WorkerRun;
   timer?: NodeJS.Timeout;
@@ -77,6 +84,9 @@ export class SandboxProcessPool {
   private readonly graceMs: number;
   private readonly maxRunsPerWorker: number;
   private readonly queueTimeoutMs: number;
+  private readonly maxActivePerTenant: number;
+  /** Runs dispatched and not finished, per tenant. */
+  private readonly activeByTenant = new Map<string, number>();
   private readonly defaultLimits: ResolvedLimits;
   private readonly workers: SandboxWorker[] = [];
   private readonly queue: PendingRun[] = [];
@@ -90,6 +100,7 @@ export class SandboxProcessPool {
     this.graceMs = options.graceMs ?? 1000;
     this.maxRunsPerWorker = Math.max(1, options.maxRunsPerWorker ?? 8);
     this.queueTimeoutMs = options.queueTimeoutMs ?? 10_000;
+    this.maxActivePerTenant = Math.max(1, options.maxActivePerTenant ?? this.size - 1);
     this.defaultLimits = { ...DEFAULT_LIMITS, ...(options.defaultLimits ?? {}) };
     // Workers start now, not with the first run: starting one takes about a second.
     for (let i = 0; i < this.size; i++) this.startWorker();
@@ -138,9 +149,12 @@ export class SandboxProcessPool {
 
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
+      // The oldest run whose tenant is under its share of the workers.
+      const index = this.queue.findIndex((r) => (this.activeByTenant.get(r.request.tenant) ?? 0) < this.maxActivePerTenant);
+      if (index < 0) return;
       const worker = this.pickWorker();
       if (!worker) return;
-      const run = this.queue.shift() as PendingRun;
+      const [run] = this.queue.splice(index, 1) as [PendingRun];
       this.dispatch(run, worker);
     }
   }
@@ -177,6 +191,8 @@ export class SandboxProcessPool {
       return;
     }
     const state: WorkerRun = { id: run.id, parkedCalls: 0 };
+    this.activeByTenant.set(run.request.tenant, (this.activeByTenant.get(run.request.tenant) ?? 0) + 1);
+    run.active = true;
     run.worker = worker;
     run.state = state;
     worker.runs.set(run.id, state);
@@ -272,6 +288,7 @@ export class SandboxProcessPool {
     }
     this.counters.retried++;
     run.retried = true;
+    this.release(run);
     if (run.timer) clearTimeout(run.timer);
     run.worker = undefined;
     run.state = undefined;
@@ -281,7 +298,18 @@ export class SandboxProcessPool {
   private finish(run: PendingRun, result: RunResult): void {
     if (!this.byId.delete(run.id)) return;
     if (run.timer) clearTimeout(run.timer);
+    this.release(run);
     run.resolve(result);
+    // The tenant may have runs waiting for its share.
+    if (this.queue.length > 0) queueMicrotask(() => this.pump());
+  }
+
+  private release(run: PendingRun): void {
+    if (!run.active) return;
+    run.active = false;
+    const left = (this.activeByTenant.get(run.request.tenant) ?? 1) - 1;
+    if (left > 0) this.activeByTenant.set(run.request.tenant, left);
+    else this.activeByTenant.delete(run.request.tenant);
   }
 }
 
