@@ -2,6 +2,8 @@ import {
   CheckTimeoutError,
   GuardAgentError,
   NotFoundError,
+  QuotaExceededError,
+  ScopeRequiredError,
   UnauthorizedError,
   UnavailableError,
   ValidationError,
@@ -36,6 +38,18 @@ export interface HttpTransportOptions {
 }
 
 export type { BatchStatus };
+
+export type ApiKeyScope = 'check' | 'feedback' | 'operate' | 'admin';
+export interface ApiKeyView {
+  id: string;
+  name?: string;
+  scopes: ApiKeyScope[];
+  createdAt: string;
+  rotatedAt?: string;
+}
+export interface IssuedApiKey extends ApiKeyView {
+  apiKey: string;
+}
 
 /** An error answer of the gateway that has no more specific class; `code` is the server's. */
 export class GatewayError extends GuardAgentError {
@@ -72,6 +86,14 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
     error = new ValidationError('request', issues);
   } else if (code === 'NOT_FOUND' || (!code && response.status === 404)) {
     error = new NotFoundError(typeof details.kind === 'string' ? details.kind : 'resource', typeof details.id === 'string' ? details.id : path);
+  } else if (code === 'QUOTA_EXCEEDED' || (!code && response.status === 429)) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    error = new QuotaExceededError(message, typeof details.limit === 'number' ? details.limit : 0, {
+      ...details,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    });
+  } else if (code === 'SCOPE_REQUIRED') {
+    error = new ScopeRequiredError(typeof details.scope === 'string' ? details.scope : 'unknown', path);
   } else if (code === 'UNAUTHORIZED' || (!code && response.status === 401)) {
     error = new UnauthorizedError(message);
   } else if (code === 'UNAVAILABLE' || (!code && response.status >= 502 && response.status <= 504)) {
@@ -196,6 +218,28 @@ export class HttpTransport implements GuardTransport {
   }
 
   /** Abort requests still in flight; later calls fail with UnavailableError. */
+  /** The tenant's API keys (a key with scope `admin`). */
+  async listKeys(): Promise<ApiKeyView[]> {
+    const response = await this.request('GET', '/v1/keys');
+    return ((await response.json()) as { keys: ApiKeyView[] }).keys;
+  }
+
+  /** Issue a key: give agents `['check']`. The secret is in this answer only. */
+  async createKey(input: { name?: string; scopes: ApiKeyScope[] }): Promise<IssuedApiKey> {
+    const response = await this.request('POST', '/v1/keys', { json: input });
+    return (await response.json()) as IssuedApiKey;
+  }
+
+  /** A new secret for the key; the old one stops working at once or after `overlapSeconds`. */
+  async rotateKey(id: string, options: { overlapSeconds?: number } = {}): Promise<IssuedApiKey> {
+    const response = await this.request('POST', `/v1/keys/${encodeURIComponent(id)}/rotate`, { json: options });
+    return (await response.json()) as IssuedApiKey;
+  }
+
+  async revokeKey(id: string): Promise<void> {
+    await this.request('DELETE', `/v1/keys/${encodeURIComponent(id)}`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const controller of this.inFlight) controller.abort(new UnavailableError('HttpTransport closed'));

@@ -1,5 +1,13 @@
 export type { GuardTransport, CheckOptions, FeedbackInput } from './guard-transport';
 export { QueueTransport, type QueueTransportOptions } from './queue-transport';
 export { jobIdFor } from './job-id';
-export { HttpTransport, GatewayError, type HttpTransportOptions, type BatchStatus } from './http-transport';
+export {
+  HttpTransport,
+  GatewayError,
+  type HttpTransportOptions,
+  type BatchStatus,
+  type ApiKeyScope,
+  type ApiKeyView,
+  type IssuedApiKey,
+} from './http-transport';
 export { guardTool, type GuardToolOptions, type GuardedTool, type SubjectInput } from './guard-tool';

@@ -13,3 +13,4 @@ export {
 } from './client-errors';
 export { errorMessage } from './error-message';
 export { QuotaExceededError } from './quota-errors';
+export { ScopeRequiredError } from './scope-errors';

@@ -18,6 +18,7 @@ export function keys(prefix: string) {
     batchResults: (tenant: string, id: string) => `${prefix}:${tenant}:batch:${id}:results`,
     tenant: (id: string) => `${prefix}:tenants:${id}`,
     tenantByKeyHash: (hash: string) => `${prefix}:tenant-keys:${hash}`,
+    tenantKeyRecords: (tenant: string) => `${prefix}:tenants:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:metrics:decisions`,
     workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,
   };

@@ -10,6 +10,7 @@ import {
   PolicyIdSchema,
   PolicySchema,
 } from '@guardagent/schemas';
+import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
 
 /** The most a client may ask the gateway to hold a request open for a decision. */
@@ -53,14 +54,44 @@ export const TenantCreateBodySchema = z
   .object({
     id: TenantIdSchema.optional().describe('Tenant id (default: generated)'),
     name: z.string().min(1).max(200).optional(),
+    scopes: z.array(KeyScopeSchema).min(1).max(KEY_SCOPES.length).optional().describe("the first key's scopes (default ['admin'])"),
   })
   .strict();
+
+export const KeyCreateBodySchema = z
+  .object({
+    name: z.string().min(1).max(200).optional().describe('what the key is for (e.g. the agent that holds it)'),
+    scopes: z.array(KeyScopeSchema).min(1).max(KEY_SCOPES.length).describe('check, feedback, operate, admin'),
+  })
+  .strict();
+
+export const KeyRotateBodySchema = z
+  .object({
+    overlapSeconds: z.number().int().min(0).max(86_400).optional().describe('how long the old secret keeps working (default 0: stops at once)'),
+  })
+  .strict();
+
+export const KeyIdParamsSchema = z.object({ id: z.string().regex(/^k-[0-9a-f]{12}$|^legacy$/, 'a key id (k-…)') }).strict();
+
+export const KeyTenantQuerySchema = z
+  .object({ tenant: TenantIdSchema.optional().describe('whose keys (the server admin key only; a tenant key always means its own tenant)') })
+  .strict();
+
+const KeyViewSchema = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  scopes: z.array(KeyScopeSchema),
+  createdAt: z.string(),
+  rotatedAt: z.string().optional(),
+});
+export const KeyListSchema = z.object({ keys: z.array(KeyViewSchema) });
+export const KeyIssuedSchema = KeyViewSchema.extend({ apiKey: z.string().describe('Shown only in this answer; stored as its sha256') });
 
 export const ApprovalBodySchema = z
   .object({
     token: z.string().min(16).max(512).describe('from the pending decision'),
     approver: z.string().min(1).max(256).describe('who approves; must not be the subject of the call'),
-    tenant: TenantIdSchema.default('default').describe('the tenant whose agent made the call'),
+    tenant: TenantIdSchema.optional().describe("the tenant whose agent made the call (server admin key only; default 'default'); a tenant's key approves its own tenant's calls"),
   })
   .strict();
 
@@ -69,6 +100,7 @@ export const ApprovalResultSchema = z.object({ result: z.enum(['approved', 'alre
 export const TenantCreatedSchema = z.object({
   id: z.string(),
   apiKey: z.string().describe('Shown only in this answer; stored as its sha256'),
+  key: KeyIssuedSchema.omit({ apiKey: true }).describe('the key just issued (its id, to rotate or revoke it)'),
   createdAt: z.string(),
 });
 
@@ -137,6 +169,10 @@ export const API_COMPONENTS = {
   Approval: ApprovalBodySchema,
   ApprovalResult: ApprovalResultSchema,
   TenantCreated: TenantCreatedSchema,
+  KeyCreate: KeyCreateBodySchema,
+  KeyRotate: KeyRotateBodySchema,
+  KeyList: KeyListSchema,
+  KeyIssued: KeyIssuedSchema,
   Accepted: AcceptedSchema,
   PolicyPutResult: PolicyPutResultSchema,
   PolicyView: PolicyViewSchema,

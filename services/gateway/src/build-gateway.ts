@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import { UnauthorizedError } from '@guardagent/errors';
+import { ScopeRequiredError, UnauthorizedError } from '@guardagent/errors';
 import { parseOrThrow } from '@guardagent/schemas';
 import { callerOfKey } from './caller-of-key';
 import { registerDocsPage } from './docs-page';
@@ -9,7 +9,9 @@ import { ForbiddenError } from './gateway-errors';
 import type { GatewayDeps } from './gateway-deps';
 import { openApiDocument } from './openapi-document';
 import type { AnyRouteSpec, AuthLevel, Caller } from './route-spec';
+import { scopeGrants } from './key-scopes';
 import { ADMIN_TENANT } from './tenant-store';
+import { keyRoutes } from './routes/key-routes';
 import { batchRoutes } from './routes/batch-routes';
 import { checkRoutes } from './routes/check-routes';
 import { demonstrationRoutes } from './routes/demonstration-routes';
@@ -21,13 +23,17 @@ import { approvalRoutes } from './routes/approval-routes';
 export const API_VERSION = '0.1.0';
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-/** Who is calling: the admin key acts as tenant 'default'; a tenant key as its tenant. */
-async function authenticate(deps: GatewayDeps, header: string | undefined, level: AuthLevel): Promise<Caller> {
+/** Who is calling, and whether their key may do what the route needs. */
+async function authenticate(deps: GatewayDeps, header: string | undefined, level: Exclude<AuthLevel, 'none'>, what: string): Promise<Caller> {
   const match = BEARER.exec(header ?? '');
   if (!match) throw new UnauthorizedError('Send Authorization: Bearer <apiKey>');
-  const caller = await callerOfKey({ adminKey: deps.config.adminKey, tenants: deps.tenants }, match[1]);
+  const caller = await callerOfKey({ adminKey: deps.config.adminKey, apiKeys: deps.apiKeys }, match[1]);
   if (!caller) throw new UnauthorizedError('Invalid API key');
-  if (level === 'admin' && !caller.admin) throw new ForbiddenError('Only the admin key (GUARDAGENT_ADMIN_KEY) may do this');
+  if (level === 'server-admin') {
+    if (!caller.serverAdmin) throw new ForbiddenError('Only the admin key (GUARDAGENT_ADMIN_KEY) may do this');
+  } else if (!scopeGrants(caller.scopes, level)) {
+    throw new ScopeRequiredError(level, what);
+  }
   return caller;
 }
 
@@ -49,6 +55,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...policyRoutes(deps),
     ...demonstrationRoutes(deps),
     ...tenantRoutes(deps),
+    ...keyRoutes(deps),
     ...approvalRoutes(deps),
     ...operationRoutes(deps, () => document),
   ];
@@ -76,15 +83,17 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       url: spec.url,
       ...(spec.body?.limit && spec.body.mode !== 'stream' ? { bodyLimit: spec.body.limit } : {}),
       // Authenticate before the body is read: an anonymous client cannot make us read 500 MB.
-      onRequest:
-        spec.auth === 'none'
-          ? []
-          : [async (request: FastifyRequest) => void callers.set(request, await authenticate(deps, request.headers.authorization, spec.auth))],
+      onRequest: (() => {
+        const level = spec.auth;
+        if (level === 'none') return [];
+        const what = `${spec.method} ${spec.url}`;
+        return [async (request: FastifyRequest) => void callers.set(request, await authenticate(deps, request.headers.authorization, level, what))];
+      })(),
       handler: async (request, reply) => {
         const params = spec.params ? parseOrThrow(spec.params, { ...(request.params as object) }, 'path parameters') : {};
         const query = spec.query ? parseOrThrow(spec.query, { ...(request.query as object) }, 'query parameters', 'query') : {};
         const body = spec.body?.schema && spec.body.mode !== 'stream' ? parseOrThrow(spec.body.schema, request.body, 'request body') : request.body;
-        const caller = callers.get(request) ?? { tenant: ADMIN_TENANT, admin: false };
+        const caller = callers.get(request) ?? { tenant: ADMIN_TENANT, serverAdmin: false, scopes: [], keyId: null };
         return spec.handler({ params, query, body, caller, request, reply });
       },
     });

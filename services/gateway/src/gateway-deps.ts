@@ -4,6 +4,7 @@ import type { DemonstrationStore } from '@guardagent/memory';
 import type { Logger } from '@guardagent/pipeline';
 import type { QueueSet, ResultStore } from '@guardagent/queue';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
+import type { ApiKeyStore } from './api-key-store';
 import type { BatchStore } from './batch-store';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { TenantStore } from './tenant-store';
@@ -38,6 +39,7 @@ export interface GatewayDeps {
   policies: PolicyRegistry;
   programs: ProgramStore;
   memory: DemonstrationStore;
+  apiKeys: ApiKeyStore;
   tenants: TenantStore;
   batches: BatchStore;
   transports: TenantTransports;

@@ -44,7 +44,7 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query'): 
 const STANDARD_ERRORS: Record<number, string> = {
   400: 'Invalid request: `error.issues` names each invalid field',
   401: 'Missing or wrong API key',
-  403: 'Only the admin key may do this',
+  403: 'The key lacks the scope this operation needs (`error.details.scope`), or only the server admin key may do this',
   404: 'Unknown id (or one belonging to another tenant)',
   413: 'Body too large',
   503: 'Redis or the pipeline is unavailable',
@@ -70,7 +70,7 @@ export function openApiDocument(routes: readonly AnyRouteSpec[], info: { version
     const errorStatuses = [
       ...(spec.params || spec.query || spec.body ? [400] : []),
       ...(spec.auth !== 'none' ? [401] : []),
-      ...(spec.auth === 'admin' ? [403] : []),
+      ...(spec.auth !== 'none' ? [403] : []),
       ...(spec.body ? [413] : []),
       503,
     ];
@@ -88,6 +88,7 @@ export function openApiDocument(routes: readonly AnyRouteSpec[], info: { version
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: [spec.tag],
+      ...(spec.auth !== 'none' ? { 'x-required-scope': spec.auth } : {}),
       ...(spec.auth === 'none' ? { security: [] } : {}),
       parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query')],
       ...(spec.body
@@ -110,7 +111,10 @@ export function openApiDocument(routes: readonly AnyRouteSpec[], info: { version
       description:
         'Guard an LLM agent: submit the action it proposes and get allow / deny / pending, decided by deterministic rails ' +
         'and verified guard programs (GuardAgent, arXiv 2406.09187). Authenticate with `Authorization: Bearer <apiKey>`. ' +
-        'The admin key (GUARDAGENT_ADMIN_KEY) creates tenants and acts as the tenant `default`. ' +
+        'The server admin key (GUARDAGENT_ADMIN_KEY) creates tenants and acts as the tenant `default` with every scope. ' +
+        'A tenant key has scopes: `check` (ask for decisions: give agents these), `feedback`, `operate` (policies, ' +
+        'inline policies, compiles, demonstrations, approvals) and `admin` (the tenant\'s keys); each operation names the ' +
+        'scope it needs in `x-required-scope`. ' +
         "Ids of another tenant's checks, batches and policies answer 404, like unknown ids.",
     },
     servers: [{ url: '/' }],
@@ -120,13 +124,14 @@ export function openApiDocument(routes: readonly AnyRouteSpec[], info: { version
       { name: 'batches', description: 'Guard many jobs at once' },
       { name: 'policies', description: 'Policies as code, compiled into verified guard programs' },
       { name: 'memory', description: 'Demonstrations the LLM learns from' },
-      { name: 'tenants', description: 'Tenants and API keys (admin)' },
-      { name: 'approvals', description: 'Approving held tool calls (admin)' },
+      { name: 'tenants', description: 'Tenants (server admin key)' },
+      { name: 'keys', description: "A tenant's API keys and their scopes" },
+      { name: 'approvals', description: 'Approving held tool calls (operate scope)' },
       { name: 'operations', description: 'Health, readiness, metrics' },
     ],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A tenant API key, or the admin key' } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A tenant API key (with scopes), or the server admin key' } },
       schemas: componentSchemas(),
     },
   };

@@ -1,12 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ApiComponent } from './api-schemas';
+import type { KeyScope } from './key-scopes';
 
-export type AuthLevel = 'none' | 'tenant' | 'admin';
+/** `server-admin`: only the server's admin key (GUARDAGENT_ADMIN_KEY); a scope: a key holding it. */
+export type AuthLevel = 'none' | 'server-admin' | KeyScope;
 
 export interface Caller {
   tenant: string;
-  admin: boolean;
+  /** The server's admin key (GUARDAGENT_ADMIN_KEY), not a tenant's key. */
+  serverAdmin: boolean;
+  scopes: readonly KeyScope[];
+  /** The tenant key's id; null for the server's admin key. */
+  keyId: string | null;
 }
 
 export interface RouteContext<P, Q, B> {

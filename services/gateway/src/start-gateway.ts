@@ -10,6 +10,7 @@ import { BatchStore } from './batch-store';
 import { buildGateway } from './build-gateway';
 import { DEFAULT_LIMITS, type GatewayDeps, type GatewayLimits } from './gateway-deps';
 import { GatewayMetrics } from './gateway-metrics';
+import { ApiKeyStore } from './api-key-store';
 import { TenantStore } from './tenant-store';
 import { TenantTransports } from './tenant-transports';
 
@@ -46,6 +47,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   redis.on('error', () => undefined);
   await waitUntilReady(redis);
   const queues = new QueueSet(redis, config.prefix);
+  const apiKeys = new ApiKeyStore(redis, config.prefix);
   const deps: GatewayDeps = {
     config: { ...config, redisUrl },
     redis,
@@ -54,7 +56,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     policies: new PolicyRegistry(redis, config.prefix),
     programs: new ProgramStore(redis, config.prefix),
     memory: new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }),
-    tenants: new TenantStore(redis, config.prefix),
+    apiKeys,
+    tenants: new TenantStore(redis, config.prefix, apiKeys),
     batches: new BatchStore(redis, config.prefix, config.resultTtlSeconds),
     transports: new TenantTransports({
       redisUrl,

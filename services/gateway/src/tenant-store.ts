@@ -1,47 +1,45 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys, type Keys } from '@guardagent/queue';
-import { generateApiKey, hashApiKey } from './api-key';
+import type { ApiKeyStore, IssuedKey } from './api-key-store';
 import { ConflictError } from './gateway-errors';
+import type { KeyScope } from './key-scopes';
 
 /** The tenant the admin key acts as; no API key can be issued for it. */
 export const ADMIN_TENANT = 'default';
 
+/** The first key of a tenant belongs to whoever runs it: it may mint the narrower keys agents get. */
+export const FIRST_KEY_SCOPES: readonly KeyScope[] = ['admin'];
+
 export interface TenantRecord {
   id: string;
   name?: string;
-  keyHash: string;
   createdAt: string;
 }
 
-/**
- * Tenants and their API keys in Redis. A key is shown once, when created; only its sha256 is
- * kept, under `tenantByKeyHash(hash)` so a request authenticates with one GET.
- */
+/** Tenants in Redis; their keys are in the ApiKeyStore. */
 export class TenantStore {
   private readonly keys: Keys;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    readonly apiKeys: ApiKeyStore,
   ) {
     this.keys = keys(prefix);
   }
 
-  async create(input: { id?: string; name?: string }): Promise<{ id: string; apiKey: string; createdAt: string }> {
+  async create(input: { id?: string; name?: string; scopes?: readonly KeyScope[] }): Promise<{ id: string; apiKey: string; key: IssuedKey; createdAt: string }> {
     const id = input.id ?? `t-${randomBytes(6).toString('hex')}`;
     if (id === ADMIN_TENANT) throw new ConflictError(`tenant id '${ADMIN_TENANT}' is reserved for the admin key`, { id });
-    const apiKey = generateApiKey();
-    const keyHash = hashApiKey(apiKey);
-    const record: TenantRecord = { id, ...(input.name ? { name: input.name } : {}), keyHash, createdAt: new Date().toISOString() };
+    const record: TenantRecord = { id, ...(input.name ? { name: input.name } : {}), createdAt: new Date().toISOString() };
     const created = await this.redis.set(this.keys.tenant(id), JSON.stringify(record), 'NX');
     if (created !== 'OK') throw new ConflictError(`tenant '${id}' already exists`, { id });
-    await this.redis.set(this.keys.tenantByKeyHash(keyHash), id);
-    return { id, apiKey, createdAt: record.createdAt };
+    const key = await this.apiKeys.issue(id, { name: 'first key', scopes: input.scopes ?? FIRST_KEY_SCOPES });
+    return { id, apiKey: key.apiKey, key, createdAt: record.createdAt };
   }
 
-  /** The tenant id an API key belongs to, or null. */
-  async tenantOfKey(apiKey: string): Promise<string | null> {
-    return this.redis.get(this.keys.tenantByKeyHash(hashApiKey(apiKey)));
+  async exists(id: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.tenant(id))) === 1;
   }
 }

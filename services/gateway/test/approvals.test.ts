@@ -14,31 +14,39 @@ const refund = (context: Record<string, unknown> = {}) => ({
 });
 
 let f: GatewayFixture;
+/** The shop's own key (scope admin): the operator's. */
+let operatorKey: string;
+/** What the agent holds: scope `check` only. */
 let tenantKey: string;
 
 beforeAll(async () => {
   f = await startFixture();
   const created = await f.call('/v1/tenants', { body: { id: 'shop' } });
-  tenantKey = (await created.json()).apiKey;
-  expect((await f.call('/v1/policies/refund-desk', { method: 'PUT', body: refundDesk, key: tenantKey })).status).toBe(200);
+  operatorKey = (await created.json()).apiKey;
+  tenantKey = (await (await f.call('/v1/keys', { body: { name: 'agent', scopes: ['check'] }, key: operatorKey })).json()).apiKey;
+  expect((await f.call('/v1/policies/refund-desk', { method: 'PUT', body: refundDesk, key: operatorKey })).status).toBe(200);
 });
 afterAll(async () => {
   await f?.close();
 });
 
 describe('approvals over HTTP', () => {
-  it('holds a refund over 50, lets only the admin key approve it, then allows that call once', async () => {
+  it("holds a refund over 50, lets only an operator approve it (not the agent's key), then allows that call once", async () => {
     const pending = await (await f.call('/v1/checks', { body: refund(), key: tenantKey })).json();
     expect(pending).toMatchObject({ decision: 'pending', layer: 'rails' });
     const token = pending.approval.token as string;
 
     const byAgent = await f.call('/v1/approvals', { body: { token, approver: 'agent', tenant: 'shop' }, key: tenantKey });
     expect(byAgent.status).toBe(403);
+    expect((await byAgent.json()).error).toMatchObject({ code: 'SCOPE_REQUIRED', details: { scope: 'operate' } });
+    const otherTenant = await f.call('/v1/approvals', { body: { token, approver: 'ops', tenant: 'default' }, key: operatorKey });
+    expect(otherTenant.status).toBe(403);
     const wrongTenant = await f.call('/v1/approvals', { body: { token, approver: 'ops' } });
     expect(wrongTenant.status).toBe(404);
     const self = await f.call('/v1/approvals', { body: { token, approver: 'u-1', tenant: 'shop' } });
     expect(self.status).toBe(403);
-    const approved = await f.call('/v1/approvals', { body: { token, approver: 'ops-lead', tenant: 'shop' } });
+    // The tenant's operator approves its own tenant's call without naming the tenant.
+    const approved = await f.call('/v1/approvals', { body: { token, approver: 'ops-lead' }, key: operatorKey });
     expect(approved.status).toBe(200);
     expect(await approved.json()).toEqual({ result: 'approved' });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { QueueTransport } from '@guardagent/client';
-import { TenantStore, callerOfKey } from '@guardagent/service-gateway';
+import { ApiKeyStore, callerOfKey, scopeGrants } from '@guardagent/service-gateway';
 import { ConfigError, ValidationError } from '@guardagent/errors';
 import {
   ApprovalMemory,
@@ -123,7 +123,7 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
   if (!fallback && subjects.size === 0) throw new ValidationError('mcp', [{ path: 'subject', message: 'HTTP mode needs --subjects FILE or --subject' }]);
 
   const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  const tenants = new TenantStore(redis, stack.config.prefix);
+  const apiKeys = new ApiKeyStore(redis, stack.config.prefix);
   const transports = new Map<string, Promise<QueueTransport>>();
   const proxy = await startHttpProxy({
     upstreams,
@@ -134,8 +134,9 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
     timeoutMs: Number(options.timeout),
     log,
     async authenticate(key) {
-      const caller = await callerOfKey({ adminKey: stack.config.adminKey, tenants }, key);
-      const subject = caller ? (subjects.get(caller.tenant) ?? fallback) : null;
+      const caller = await callerOfKey({ adminKey: stack.config.adminKey, apiKeys }, key);
+      // Calling tools through the guard is checking; a key without `check` (none today) gets nothing.
+      const subject = caller && scopeGrants(caller.scopes, 'check') ? (subjects.get(caller.tenant) ?? fallback) : null;
       return caller && subject ? { tenant: caller.tenant, subject } : null;
     },
     transportFor(tenant) {

@@ -4,10 +4,12 @@ import { ApprovalBodySchema } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { ConflictError, ForbiddenError } from '../gateway-errors';
 import { route, type AnyRouteSpec } from '../route-spec';
+import { ADMIN_TENANT } from '../tenant-store';
 
 /**
- * Approving a held tool call is the operator's act, so it takes the admin key: the agent that
- * made the call holds its tenant's key and must not approve itself.
+ * Approving a held tool call is the operator's act, so it takes the `operate` scope: the agent
+ * that made the call holds a `check` key and must not approve itself. A tenant's key approves its
+ * own tenant's calls; the server admin key names the tenant.
  */
 export function approvalRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   const approvals = new RedisApprovalStore({ redis: deps.redis, prefix: deps.config.prefix });
@@ -16,21 +18,25 @@ export function approvalRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       method: 'POST',
       url: '/v1/approvals',
       operationId: 'approveCall',
-      summary: 'Approve a pending tool call by its token (admin key only)',
+      summary: 'Approve a pending tool call by its token (operate scope)',
       description:
         'The token comes from a `pending` decision. Once approved, the agent repeats the identical call with ' +
         '`context.approvalToken`; the rails allow exactly that call, once, before the token expires.',
       tag: 'approvals',
-      auth: 'admin',
+      auth: 'operate',
       body: { component: 'Approval', schema: ApprovalBodySchema },
       responses: {
         200: { description: 'Approved', component: 'ApprovalResult' },
-        403: { description: 'The approver is the subject of the call' },
+        403: { description: 'The approver is the subject of the call, or the key lacks `operate`, or names another tenant' },
         404: { description: 'Unknown token (for this tenant)' },
         409: { description: 'The token was used or has expired' },
       },
-      handler: async ({ body }) => {
-        const result = await approvals.approve(body.token, body.approver, { tenant: body.tenant });
+      handler: async ({ caller, body }) => {
+        if (!caller.serverAdmin && body.tenant !== undefined && body.tenant !== caller.tenant) {
+          throw new ForbiddenError("a tenant's key approves only its own tenant's calls");
+        }
+        const tenant = caller.serverAdmin ? (body.tenant ?? ADMIN_TENANT) : caller.tenant;
+        const result = await approvals.approve(body.token, body.approver, { tenant });
         switch (result) {
           case 'approved':
           case 'already-approved':

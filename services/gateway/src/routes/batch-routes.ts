@@ -6,6 +6,7 @@ import { BatchResultsQuerySchema, IdParamsSchema } from '../api-schemas';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
 import { readJsonLines, readText } from '../json-lines';
+import { requireScopeForPolicy } from '../key-scopes';
 import { route, type AnyRouteSpec } from '../route-spec';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/jsonlines'];
@@ -40,7 +41,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         'if job N is invalid (400, `error.issues[].path` = `jobs[N]...`) or names an unknown policy (404), the jobs before ' +
         'it stay queued, and the batch (id in the `x-batch-id` header) ends in state `aborted`.',
       tag: 'batches',
-      auth: 'tenant',
+      auth: 'check',
       body: {
         mode: 'stream',
         limit: limits.batchBodyBytes,
@@ -88,6 +89,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
                 throw new PayloadTooLargeError(`a batch holds at most ${limits.batchMaxJobs} jobs`, { maxJobs: limits.batchMaxJobs });
               }
               const job = parseOrThrow(GuardJobSchema, value, 'guard job', `jobs[${index}]`);
+              requireScopeForPolicy(caller.scopes, job.policy, `jobs[${index}].policy`);
               if (job.idempotencyKey !== undefined) {
                 // A keyed job decided before would not be decided (or counted) again, and the batch would never finish.
                 throw new ValidationError('guard job', [
@@ -115,7 +117,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'getBatch',
       summary: "A batch's progress",
       tag: 'batches',
-      auth: 'tenant',
+      auth: 'check',
       params: IdParamsSchema,
       responses: {
         200: { description: 'Counts so far', component: 'BatchStatus' },
@@ -134,7 +136,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       summary: "A batch's decisions so far, as NDJSON",
       description: 'One Decision per line, in the order they were made; `from` skips the ones already read.',
       tag: 'batches',
-      auth: 'tenant',
+      auth: 'check',
       params: IdParamsSchema,
       query: BatchResultsQuerySchema,
       responses: {

@@ -3,6 +3,7 @@ import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
 import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema } from '../api-schemas';
 import { FeedbackNotApplicableError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
+import { requireScopeForPolicy } from '../key-scopes';
 import { route, type AnyRouteSpec } from '../route-spec';
 
 /** Whether a job id is a check of this tenant still on its way through the stages. */
@@ -23,7 +24,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         'Queues the job and waits up to `wait` ms (default 10 s) for the decision. A decision is 200 whatever it says ' +
         '(allow, deny or pending); no decision in time is 202 with the id, to read later with GET /v1/checks/{id}.',
       tag: 'checks',
-      auth: 'tenant',
+      auth: 'check',
       query: CheckWaitQuerySchema,
       body: { component: 'GuardJob', schema: GuardJobSchema },
       responses: {
@@ -34,6 +35,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       handler: async ({ caller, query, body, reply }) =>
         deps.transports.use(caller.tenant, async (transport) => {
           const job = body as GuardJob;
+          requireScopeForPolicy(caller.scopes, job.policy, 'policy');
           if (query.wait === 0) {
             const { id } = await transport.submit(job);
             return reply.code(202).header('location', `/v1/checks/${encodeURIComponent(id)}`).send({ id, status: 'queued' });
@@ -57,7 +59,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'getCheck',
       summary: "A check's decision",
       tag: 'checks',
-      auth: 'tenant',
+      auth: 'check',
       params: IdParamsSchema,
       responses: {
         200: { description: 'The decision', component: 'Decision' },
@@ -84,7 +86,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         'case the guard got right becomes a demonstration. Only per-request decisions (made by LLM-written code) have a ' +
         'case in memory; for a rails or compiled-program decision send `job` (the job as submitted), else 409.',
       tag: 'checks',
-      auth: 'tenant',
+      auth: 'feedback',
       params: IdParamsSchema,
       body: { component: 'Feedback', schema: FeedbackBodySchema },
       responses: {

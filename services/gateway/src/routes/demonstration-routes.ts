@@ -14,7 +14,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'addDemonstrations',
       summary: 'Add demonstrations (one, or an array)',
       tag: 'memory',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       body: { component: 'DemonstrationBody', schema: DemonstrationBodySchema },
       responses: {
@@ -34,7 +34,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'listDemonstrations',
       summary: "A policy's demonstrations, oldest first",
       tag: 'memory',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       responses: { 200: { description: 'Demonstrations', component: 'DemonstrationList' }, 404: { description: 'Unknown policy' } },
       handler: async ({ caller, params }) => {
@@ -48,7 +48,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'clearDemonstrations',
       summary: "Remove all of a policy's demonstrations",
       tag: 'memory',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown policy' } },
       handler: async ({ caller, params, reply }) => {
@@ -63,7 +63,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'deleteDemonstration',
       summary: 'Remove one demonstration',
       tag: 'memory',
-      auth: 'tenant',
+      auth: 'operate',
       params: DemonstrationParamsSchema,
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown policy or demonstration' } },
       handler: async ({ caller, params, reply }) => {

@@ -38,7 +38,7 @@ export function operationRoutes(deps: GatewayDeps, document: () => Record<string
         'guardagent_http_requests_total, and process metrics. Admin key only: the labels name every tenant and policy ' +
         '(Prometheus: `authorization: { credentials: <admin key> }` in the scrape config).',
       tag: 'operations',
-      auth: 'admin',
+      auth: 'server-admin',
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
       handler: async ({ reply }) => {
         const { contentType, body } = await deps.metrics.render();

@@ -22,7 +22,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'listPolicies',
       summary: "The tenant's policies",
       tag: 'policies',
-      auth: 'tenant',
+      auth: 'operate',
       responses: { 200: { description: 'Current version of each policy', component: 'PolicyList' } },
       handler: async ({ caller }) => ({
         policies: (await deps.policies.list(caller.tenant)).map(({ policy, digest }) => ({
@@ -40,7 +40,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       summary: 'Create or update a policy',
       description: 'The body is a policy (the same document as a policy YAML file, as JSON); its `id` may be left out, else it must equal the path id.',
       tag: 'policies',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       body: { component: 'Policy' },
       responses: { 200: { description: 'Registered; this version is now current', component: 'PolicyPutResult' } },
@@ -62,7 +62,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'getPolicy',
       summary: "A policy's current version and its verified program",
       tag: 'policies',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       responses: {
         200: { description: 'The policy', component: 'PolicyView' },
@@ -87,7 +87,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'deletePolicy',
       summary: 'Remove a policy id (checks already queued still finish)',
       tag: 'policies',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown policy' } },
       handler: async ({ caller, params, reply }) => {
@@ -105,7 +105,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         'A program that passes is promoted: checks then run it without any LLM call. Waits up to `wait` ms (default 60 s), ' +
         'else 202 with the compile id to read at GET /v1/compiles/{id}. A program that fails verification is a 200 with `status: failed`.',
       tag: 'policies',
-      auth: 'tenant',
+      auth: 'operate',
       params: PolicyParamsSchema,
       query: CompileWaitQuerySchema,
       responses: {
@@ -134,7 +134,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       operationId: 'getCompile',
       summary: "A compile's result",
       tag: 'policies',
-      auth: 'tenant',
+      auth: 'operate',
       params: IdParamsSchema,
       responses: {
         200: { description: 'The compile result', component: 'CompileResult' },

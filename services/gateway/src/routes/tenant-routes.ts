@@ -11,7 +11,7 @@ export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       summary: 'Create a tenant and its API key (admin key only)',
       description: 'The API key is in this answer only; the gateway keeps its sha256. Everything the tenant creates is visible to it alone.',
       tag: 'tenants',
-      auth: 'admin',
+      auth: 'server-admin',
       body: { component: 'TenantCreate', schema: TenantCreateBodySchema },
       responses: {
         201: { description: 'Created', component: 'TenantCreated' },
