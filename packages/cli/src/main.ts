@@ -10,6 +10,7 @@ import { registerDemo } from './commands/demo';
 import { registerApprove } from './commands/approve';
 import { registerMemory } from './commands/memory';
 import { registerMcp } from './commands/mcp';
+import { registerKeys } from './commands/keys';
 
 const program = new Command()
   .name('guardagent')
@@ -27,6 +28,7 @@ registerDemo(program);
 registerApprove(program);
 registerMemory(program);
 registerMcp(program);
+registerKeys(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/index';
 import { ADMIN_KEY, refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
@@ -153,5 +155,38 @@ describe("an operator key (scope operate) and the tenant's keys", () => {
     const res = await f.call('/v1/keys', { body: { scopes: ['check', 'root'] }, key: ownerKey });
     expect(res.status).toBe(400);
     expect((await res.json()).error.issues.map((i: { path: string }) => i.path)).toContain('scopes[1]');
+  });
+});
+
+describe('guardagent keys (the CLI)', () => {
+  const BIN = join(import.meta.dirname, '..', '..', '..', 'packages', 'cli', 'bin', 'guardagent.mjs');
+  const cli = (args: string[], apiKey: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'keys', '--gateway', f.url, ...args], { env: { ...process.env, GUARDAGENT_API_KEY: apiKey } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('creates a check key, lists it, rotates and revokes it; an agent key is refused with the scope named', async () => {
+    const created = await cli(['create', '--scopes', 'check', '--name', 'cli agent'], ownerKey);
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(key).toMatchObject({ name: 'cli agent', scopes: ['check'], apiKey: expect.stringMatching(/^ga_/) });
+    const listed = await cli(['list'], ownerKey);
+    expect(JSON.parse(listed.stdout).map((k: { id: string }) => k.id)).toContain(key.id);
+    const rotated = JSON.parse((await cli(['rotate', key.id], ownerKey)).stdout);
+    expect(rotated.id).toBe(key.id);
+    const refused = await cli(['list'], rotated.apiKey);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("SCOPE_REQUIRED");
+    expect(refused.stderr).toContain("'admin'");
+    expect((await cli(['revoke', key.id], ownerKey)).code).toBe(0);
+    expect((await f.call('/v1/checks', { body: bigRefund, key: rotated.apiKey })).status).toBe(401);
+    const bad = await cli(['create', '--scopes', 'check,root'], ownerKey);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown: root');
   });
 });
