@@ -76,6 +76,19 @@ describe('compile once, check many', () => {
     expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error', error: { code: 'NO_COMPILED_PROGRAM' } });
   });
 
+  it('a recompile whose candidate fails leaves the verified program serving; one that fails the same examples is demoted', async () => {
+    const kept = { ...policy, id: 'hotels-kept' };
+    llm.enqueue({ content: 'plan' }, fenced(genericProgram));
+    expect((await stack.client.compile(kept)).status).toBe('promoted');
+    llm.enqueue({ content: 'plan' }, fenced(overEagerProgram), fenced(overEagerProgram), fenced(overEagerProgram));
+    const recompiled = await stack.client.compile(kept);
+    expect(recompiled).toMatchObject({ status: 'failed', keptPrevious: true });
+    expect(recompiled.report?.failing.map((f) => f.exampleId)).toEqual(['minor-news']);
+    expect((await stack.client.promotedProgram('hotels-kept'))?.code).toBe(genericProgram);
+    const decision = await stack.client.check({ policy: 'hotels-kept', input: 'Task: book a hotel\nage: 12', output: 'x' });
+    expect(decision).toMatchObject({ decision: 'deny', status: 'ok', mode: 'compiled' });
+  });
+
   it('verifies a supplied program the same way, and never rewrites it', async () => {
     const supplied = await stack.client.compile({ ...policy, id: 'hotels-supplied', program: overEagerProgram });
     expect(supplied.status).toBe('failed');

@@ -64,6 +64,7 @@ export async function finalizeCompile(deps: FinalizeDeps, state: PipelineState, 
     timings: { ...state.timings, total: now - state.submittedAt },
     traceId: traceIdOf(state.trace),
     ...(draft.error ? { error: draft.error } : {}),
+    ...(draft.keptPrevious ? { keptPrevious: true } : {}),
     createdAt: new Date(now).toISOString(),
   };
   await deps.results.saveCompileResult(state.tenant, state.jobId, result, state.replyTo);

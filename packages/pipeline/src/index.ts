@@ -3,6 +3,7 @@ export type { RailsRuntime, RailsVerdict } from './rails-runtime';
 export { createRailsRuntime } from './create-rails-runtime';
 export { decide, guardError, next, type StageOutcome, type DecisionDraft, type CompileResultDraft } from './stage-outcome';
 export { buildDecision } from './build-decision';
+export { failModeFor, GUARD_LAYER_UNDECIDED_CODES } from './fail-mode';
 export { traceIdOf } from './trace-id';
 export { runGuardCode, guardContext } from './run-guard-code';
 export { verifyProgram, type VerificationOutcome } from './verify-program';

@@ -1,6 +1,7 @@
 import type { Stage, PipelineState } from '@guardagent/queue';
 import type { Decision } from '@guardagent/schemas';
 import type { VerificationReport } from '@guardagent/registry';
+import { failModeFor } from './fail-mode';
 
 /** What the guard concluded; the finalizer turns it into a stored Decision. */
 export interface DecisionDraft {
@@ -20,6 +21,7 @@ export interface CompileResultDraft {
   status: 'promoted' | 'failed' | 'error';
   report: VerificationReport | null;
   error?: { code: string; message: string };
+  keptPrevious?: boolean;
 }
 
 /** A handler either hands the job to the next stage or ends it. */
@@ -38,13 +40,17 @@ export const next = (stage: Stage, jobKind: string, state: PipelineState): Stage
 
 export const decide = (state: PipelineState, draft: DecisionDraft): StageOutcome => ({ kind: 'decision', state, draft });
 
-/** A guard that could not decide: deny unless the policy fails open; always says guard_error. */
+/**
+ * A guard that could not decide: always says guard_error, and denies unless the policy fails open
+ * and the failure is one of the GuardAgent layer's own (see failModeFor).
+ */
 export function guardError(
   state: PipelineState,
   error: { code: string; message: string },
-  failMode: 'open' | 'closed',
+  policyFailMode: 'open' | 'closed',
   mode: DecisionDraft['mode'] = state.code ? 'per-request' : null,
 ): StageOutcome {
+  const failMode = failModeFor(error.code, policyFailMode);
   return decide(state, {
     verdict: failMode === 'open' ? 'allow' : 'deny',
     status: 'guard_error',

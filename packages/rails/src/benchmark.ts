@@ -53,6 +53,7 @@ export const BENCHMARK_RAILS_CONFIG: RailsConfig = {
     injection: { threshold: 0.5 },
   },
   output: { pii: { kinds: ['card', 'iban', 'ssn', 'secret'], action: 'redact' } },
+  allowPlainJobs: false,
   approval: { ttlSeconds: 3600 },
 };
 

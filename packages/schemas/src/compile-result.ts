@@ -33,6 +33,8 @@ export const CompileResultSchema = z.object({
   timings: z.record(z.string(), z.number()),
   traceId: z.string(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** On `failed`: the program promoted earlier still passes the same examples, so it keeps deciding. */
+  keptPrevious: z.boolean().optional(),
   createdAt: z.string(),
 });
 export type CompileResult = z.infer<typeof CompileResultSchema>;

@@ -63,6 +63,11 @@ export const RailsConfigSchema = z
       .object({ pii: PiiFilterSchema.extend({ action: z.enum(['redact', 'deny']).default('redact') }).optional() })
       .strict()
       .default({}),
+    /**
+     * A job that declares no `action` (only input/output text) says nothing the allow-list can
+     * check. A policy with rails and no guard requests denies it unless this is true.
+     */
+    allowPlainJobs: z.boolean().default(false),
     approval: z
       .object({ ttlSeconds: z.number().int().positive().max(86_400 * 7).default(3600) })
       .strict()

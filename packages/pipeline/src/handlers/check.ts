@@ -22,7 +22,20 @@ export async function handleCheck(state: PipelineState, deps: PipelineDeps): Pro
     // deny and pending end here (no LLM call). An approved call (allow) still meets the
     // GuardAgent layer when the policy has requests: the approver approved the rail's condition,
     // not everything else the requests say.
-    if (rails.verdict === 'deny' || rails.verdict === 'pending' || !policy.requests?.trim()) {
+    const railsOnly = !policy.requests?.trim();
+    if (railsOnly && rails.verdict === 'continue' && !state.job.action && !policy.rails.allowPlainJobs) {
+      // Nothing declared for the allow-list to judge, and no guard requests behind the rails.
+      return decide(state, {
+        verdict: 'deny',
+        status: 'ok',
+        layer: 'rails',
+        mode: null,
+        reasons: [...rails.reasons, 'the job declares no action (tool call or message), and this policy allows only declared actions (rails.allowPlainJobs: false)'],
+        rules: [...rails.rules, 'rails.action-required'],
+        ...(rails.redacted ? { redacted: rails.redacted } : {}),
+      });
+    }
+    if (rails.verdict === 'deny' || rails.verdict === 'pending' || railsOnly) {
       return decide(state, {
         verdict: rails.verdict === 'continue' ? 'allow' : rails.verdict,
         status: 'ok',

@@ -41,6 +41,13 @@ export async function handleVerify(state: PipelineState, deps: PipelineDeps): Pr
   if (!supplied && deps.llm && examples.length > 0 && state.debugRounds < maxRounds) {
     return next('debugger', 'debug', state);
   }
+  // A failed candidate never takes down a program that still passes the same examples: re-verify
+  // the promoted one, and only a program that fails them stops deciding.
+  const promoted = await deps.programs.getPromoted(state.tenant, state.policy.programDigest);
+  if (promoted && promoted.code !== code) {
+    const recheck = await verifyProgram(deps, policy, promoted.code, examples, state.tenant);
+    if (recheck.report.passed) return { kind: 'compile-result', state, draft: { status: 'failed', report, keptPrevious: true } };
+  }
   // A program that fails its (possibly grown) examples must not go on deciding.
   await deps.programs.demote(state.tenant, state.policy.programDigest);
   await deps.programs.saveReport(state.tenant, state.policy.programDigest, report);
