@@ -16,21 +16,19 @@ export interface CallContext {
 
 /** The guard's answer for one tool call, as the proxy acts on it. */
 export type CallVerdict =
-  | { outcome: 'forward'; decision: Decision | null; undecided?: string }
+  | { outcome: 'forward'; decision: Decision }
   | { outcome: 'deny'; decision: Decision | null; reasons: string[] }
   | { outcome: 'pending'; decision: Decision; token: string; expiresAt: string; reasons: string[] };
 
 /** The guard's answer for one text the upstream returned. */
 export type TextVerdict =
-  | { outcome: 'pass'; text: string; redacted: boolean; undecided?: string }
+  | { outcome: 'pass'; text: string; redacted: boolean }
   | { outcome: 'block'; reasons: string[] };
 
 export interface CallGuardOptions {
   transport: GuardTransport;
   /** The whole policy (sent inline, so each tenant needs no registration step) or a registered id. */
   policy: PolicyInput | string;
-  /** What to do when no decision can be had: the policy's own failMode (default closed). */
-  failMode: 'open' | 'closed';
   subject: SubjectInput;
   approvals: ApprovalMemory;
   /** How long to wait for a decision (default 10 s); past it the call is undecided. */
@@ -77,9 +75,10 @@ export class CallGuard {
       // A call the job schema rejects (e.g. arguments past the size limits) is malformed, not
       // undecided: it is refused whatever the failMode.
       if (error instanceof ValidationError) return { outcome: 'deny', decision: null, reasons: [`the call is not a valid guard job: ${error.message}`] };
-      const why = `GuardAgent could not decide (${describeError(error)})`;
-      if (this.options.failMode === 'open') return { outcome: 'forward', decision: null, undecided: why };
-      return { outcome: 'deny', decision: null, reasons: [`${why}; the call was not forwarded (failMode: closed)`] };
+      // No decision at all (no executor answered, Redis down) is an infrastructure failure: the
+      // policy's failMode covers only the GuardAgent layer failing inside a decision, so the call
+      // is refused whatever it says (docs/architecture.md, failure semantics).
+      return { outcome: 'deny', decision: null, reasons: [`GuardAgent could not decide (${describeError(error)}); the call was not forwarded`] };
     }
     const reasons = decision.reasons.length > 0 ? decision.reasons : [`${decision.decision} by the guard`];
     if (decision.decision === 'allow') {
@@ -113,9 +112,7 @@ export class CallGuard {
         context: { mcp: { resultOf: tool } },
       });
     } catch (error) {
-      const why = `GuardAgent could not inspect the result (${describeError(error)})`;
-      if (this.options.failMode === 'open') return { outcome: 'pass', text, redacted: false, undecided: why };
-      return { outcome: 'block', reasons: [`${why}; the result was withheld (failMode: closed)`] };
+      return { outcome: 'block', reasons: [`GuardAgent could not inspect the result (${describeError(error)}); the result was withheld`] };
     }
     if (decision.decision !== 'allow') return { outcome: 'block', reasons: decision.reasons.length ? decision.reasons : ['blocked by the guard'] };
     const redacted = decision.redacted?.input;

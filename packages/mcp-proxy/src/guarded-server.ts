@@ -111,9 +111,7 @@ export function createGuardedServer(options: GuardedServerOptions): Server {
       log('tool result withheld', { tool: exposed, reasons: filtered.reasons });
       return withheldResult(exposed, filtered.reasons);
     }
-    const notes = [...(verdict.undecided ? [verdict.undecided] : []), ...filtered.notes];
-    if (notes.length === 0) return filtered.result;
-    return { ...filtered.result, _meta: { ...filtered.result._meta, 'guardagent/notes': notes } };
+    return filtered.result;
   });
 
   return server;

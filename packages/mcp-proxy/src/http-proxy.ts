@@ -75,7 +75,6 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const log = options.log ?? (() => undefined);
   const sessions = new Map<string, Session>();
   const approvalsByTenant = new Map<string, ApprovalMemory>();
-  const failMode = options.policy.failMode;
   const now = options.now ?? Date.now;
   const idleMs = options.idleMs ?? 30 * 60_000;
 
@@ -85,7 +84,6 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     const guard = new CallGuard({
       transport: await options.transportFor(caller.tenant),
       policy: options.policy,
-      failMode,
       subject: caller.subject,
       approvals,
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),

@@ -4,7 +4,7 @@ import type { CallGuard } from './call-guard';
 /** At most this many content blocks are inspected; a result with more is withheld. */
 export const MAX_RESULT_BLOCKS = 64;
 
-export type FilteredResult = { outcome: 'pass'; result: CallToolResult; notes: string[] } | { outcome: 'block'; reasons: string[] };
+export type FilteredResult = { outcome: 'pass'; result: CallToolResult } | { outcome: 'block'; reasons: string[] };
 
 /**
  * Every text the upstream returns passes through the guard before it reaches the model: `text`
@@ -15,7 +15,6 @@ export type FilteredResult = { outcome: 'pass'; result: CallToolResult; notes: s
 export async function filterToolResult(guard: CallGuard, tool: string, result: CallToolResult): Promise<FilteredResult> {
   const content = result.content ?? [];
   if (content.length > MAX_RESULT_BLOCKS) return { outcome: 'block', reasons: [`the result of '${tool}' has more than ${MAX_RESULT_BLOCKS} content blocks`] };
-  const notes: string[] = [];
   const reasons: string[] = [];
 
   const check = async (text: string): Promise<string | null> => {
@@ -24,7 +23,6 @@ export async function filterToolResult(guard: CallGuard, tool: string, result: C
       reasons.push(...verdict.reasons);
       return null;
     }
-    if (verdict.undecided) notes.push(verdict.undecided);
     return verdict.text;
   };
 
@@ -59,5 +57,5 @@ export async function filterToolResult(guard: CallGuard, tool: string, result: C
   if (reasons.length > 0) return { outcome: 'block', reasons: [...new Set(reasons)] };
   const filtered: CallToolResult = { ...result, content: blocks.filter((b) => b !== null) };
   if (structuredContent !== undefined) filtered.structuredContent = structuredContent;
-  return { outcome: 'pass', result: filtered, notes: [...new Set(notes)] };
+  return { outcome: 'pass', result: filtered };
 }

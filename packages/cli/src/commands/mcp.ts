@@ -102,7 +102,6 @@ async function serveStdio(stack: LocalStack, policy: Policy, upstreams: Upstream
   const guard = new CallGuard({
     transport: stack.client,
     policy,
-    failMode: policy.failMode,
     subject,
     approvals: new ApprovalMemory(),
     timeoutMs: Number(options.timeout),
