@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActionSchema, DemonstrationSchema, SubjectSchema, UsageSchema, sizeIssue } from '@guardagent/schemas';
+import { ActionSchema, DemonstrationSchema, SubjectSchema, UsageSchema, jsonShapeIssue, sizeIssue } from '@guardagent/schemas';
 
 /** A labelled example the program got wrong during verification; the debugger sees these. */
 export const VerificationFailureSchema = z.object({
@@ -17,11 +17,14 @@ export type VerificationFailure = z.infer<typeof VerificationFailureSchema>;
  * The job as it travels between stages. Its input/output/context were validated by GuardJobSchema
  * at submit, and each hop reads them back with JSON.parse, which only yields JSON: they are not
  * re-validated as JSON at every hop. Their size is checked again here (cheaply: a walk that stops
- * at the limit), because a job can also reach the queue without going through submit.
+ * at the limit), because a job can also reach the queue without going through submit; so are
+ * forbidden keys and nesting depth (one more linear walk).
  */
 const sized = (what: string) => (v: unknown, ctx: z.RefinementCtx) => {
   const issue = sizeIssue(v);
   if (issue) ctx.addIssue({ code: 'custom', message: `${what} is ${issue}` });
+  const shape = jsonShapeIssue(v);
+  if (shape) ctx.addIssue({ code: 'custom', message: `${what}: ${shape.message}`, path: shape.path });
 };
 export const StageJobPayloadSchema = z.object({
   input: z.custom<unknown>((v) => v !== undefined, 'input is required').superRefine(sized('input')),

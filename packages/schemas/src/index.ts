@@ -1,5 +1,6 @@
 export { JsonValueSchema, JsonObjectSchema, TextOrJsonSchema, MAX_TEXT_CHARS, sizeIssue, textOf } from './json';
 export { jsonCharsOver } from './json-size';
+export { jsonShapeIssue, FORBIDDEN_JSON_KEYS, MAX_JSON_DEPTH, type JsonShapeIssue } from './json-shape';
 export type { JsonObject, TextOrJson } from './json';
 export { SubjectSchema, type Subject } from './subject';
 export {

@@ -1,8 +1,22 @@
 import { z } from 'zod';
 import { jsonCharsOver } from './json-size';
+import { jsonShapeIssue } from './json-shape';
 
-/** Any JSON value. */
-export const JsonValueSchema: z.ZodType<unknown> = z.json();
+/**
+ * Checks the raw value before zod walks it: zod's JSON schema recurses (2,000 levels of nesting
+ * overflowed the stack) and its record parsing turns a `__proto__` key into a prototype.
+ */
+const shaped = <T extends z.ZodType>(schema: T) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      const issue = jsonShapeIssue(value);
+      if (issue) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    })
+    .pipe(schema);
+
+/** Any JSON value (no forbidden keys, at most MAX_JSON_DEPTH levels deep). */
+export const JsonValueSchema: z.ZodType<unknown> = shaped(z.json());
 
 /** Largest agent input, output, context or action arguments, as text or as JSON text. */
 export const MAX_TEXT_CHARS = 2_000_000;
@@ -20,7 +34,7 @@ const bounded = <T extends z.ZodType>(schema: T) =>
   });
 
 /** A JSON object (string keys), bounded like agent text. */
-export const JsonObjectSchema = bounded(z.record(z.string(), JsonValueSchema));
+export const JsonObjectSchema = bounded(shaped(z.record(z.string(), z.json())));
 export type JsonObject = z.infer<typeof JsonObjectSchema>;
 
 /**
