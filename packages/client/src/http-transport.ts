@@ -1,6 +1,7 @@
 import {
   CheckTimeoutError,
   GuardAgentError,
+  IdempotencyConflictError,
   NotFoundError,
   QuotaExceededError,
   ScopeRequiredError,
@@ -92,6 +93,8 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
       ...details,
       ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
     });
+  } else if (code === 'IDEMPOTENCY_CONFLICT') {
+    error = new IdempotencyConflictError('');
   } else if (code === 'SCOPE_REQUIRED') {
     error = new ScopeRequiredError(typeof details.scope === 'string' ? details.scope : 'unknown', path);
   } else if (code === 'UNAUTHORIZED' || (!code && response.status === 401)) {

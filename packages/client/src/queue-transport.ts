@@ -28,6 +28,7 @@ import {
   type PolicyInput,
 } from '@guardagent/schemas';
 import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
+import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
 
@@ -109,6 +110,7 @@ export class QueueTransport implements GuardTransport {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
     const registered = await this.resolvePolicy(job);
     const id = jobIdFor(this.tenant, job.idempotencyKey);
+    await this.bindKey(job, id, registered);
     await this.enqueue(this.newState(id, job, registered, null, options.batchId ?? null));
     return { id };
   }
@@ -119,6 +121,7 @@ export class QueueTransport implements GuardTransport {
     const states: PipelineState[] = [];
     for (const job of jobs) {
       const registered = await this.resolvePolicy(job);
+      await this.bindKey(job, jobIdFor(this.tenant, job.idempotencyKey), registered);
       states.push(this.newState(jobIdFor(this.tenant, job.idempotencyKey), job, registered, null, options.batchId ?? null));
     }
     await this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId })));
@@ -130,6 +133,7 @@ export class QueueTransport implements GuardTransport {
     const registered = await this.resolvePolicy(job);
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    await this.bindKey(job, id, registered);
     if (job.idempotencyKey) {
       const existing = await this.results.getDecision(this.tenant, id);
       if (existing) return existing;
@@ -296,6 +300,18 @@ export class QueueTransport implements GuardTransport {
       batchId,
       trace: root.carrier,
       submittedAt: Date.now(),
+    });
+  }
+
+  /** A keyed job is bound to its content: the same key with another job is a conflict, not a replay. */
+  private async bindKey(job: GuardJob, id: string, registered: RegisteredPolicy): Promise<void> {
+    if (!job.idempotencyKey) return;
+    await bindIdempotencyKey(this.redis, this.prefix, {
+      tenant: this.tenant,
+      jobId: id,
+      idempotencyKey: job.idempotencyKey,
+      hash: jobBindingHash(job, registered.digest),
+      ttlSeconds: this.options.resultTtlSeconds,
     });
   }
 

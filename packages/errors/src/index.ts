@@ -14,3 +14,4 @@ export {
 export { errorMessage } from './error-message';
 export { QuotaExceededError } from './quota-errors';
 export { ScopeRequiredError } from './scope-errors';
+export { IdempotencyConflictError } from './idempotency-errors';

@@ -5,6 +5,7 @@
 export function keys(prefix: string) {
   return {
     decision: (tenant: string, id: string) => `${prefix}:${tenant}:decision:${id}`,
+    idempotencyBinding: (tenant: string, id: string) => `${prefix}:${tenant}:idempotency:${id}`,
     compileResult: (tenant: string, id: string) => `${prefix}:${tenant}:compile:${id}`,
     replyChannel: (clientId: string) => `${prefix}:replies:${clientId}`,
     policyCurrent: (tenant: string, id: string) => `${prefix}:${tenant}:policy:${id}`,

@@ -1,4 +1,4 @@
-export { canonicalJson, sha256 } from './canonical-json';
+export { canonicalJson, sha256 } from '@guardagent/schemas';
 export { policyDigest, programDigest } from './policy-digest';
 export { PolicyRegistry, type RegisteredPolicy } from './policy-registry';
 export {

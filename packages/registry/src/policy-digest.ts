@@ -1,6 +1,6 @@
 import type { Policy } from '@guardagent/schemas';
 import { TOOLBOX_PACK_VERSIONS } from '@guardagent/toolbox';
-import { canonicalJson, sha256 } from './canonical-json';
+import { canonicalJson, sha256 } from '@guardagent/schemas';
 
 /** Digest of the whole policy: identifies one exact version of it. */
 export function policyDigest(policy: Policy): string {

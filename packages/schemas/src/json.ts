@@ -15,8 +15,11 @@ const shaped = <T extends z.ZodType>(schema: T) =>
     })
     .pipe(schema);
 
+/** zod's JSON schema, typed as unknown (callers narrow it themselves). Unshaped: use JsonValueSchema. */
+const anyJson: z.ZodType<unknown> = z.json();
+
 /** Any JSON value (no forbidden keys, at most MAX_JSON_DEPTH levels deep). */
-export const JsonValueSchema: z.ZodType<unknown> = shaped(z.json());
+export const JsonValueSchema: z.ZodType<unknown> = shaped(anyJson);
 
 /** Largest agent input, output, context or action arguments, as text or as JSON text. */
 export const MAX_TEXT_CHARS = 2_000_000;
@@ -34,7 +37,7 @@ const bounded = <T extends z.ZodType>(schema: T) =>
   });
 
 /** A JSON object (string keys), bounded like agent text. */
-export const JsonObjectSchema = bounded(shaped(z.record(z.string(), z.json())));
+export const JsonObjectSchema = bounded(shaped(z.record(z.string(), anyJson)));
 export type JsonObject = z.infer<typeof JsonObjectSchema>;
 
 /**

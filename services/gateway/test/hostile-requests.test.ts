@@ -46,3 +46,29 @@ describe('hostile ids and bodies answer 4xx, never 500', () => {
     expect(error.issues.map((i: { path: string }) => i.path)).toContain('jobs[1].action.args.constructor');
   });
 });
+
+describe('idempotency keys are bound to their job', () => {
+  it('the same job under the same key gets the same decision; another job under it answers 409', async () => {
+    const job = { policy: 'refunds', input: 'refund please', context: { amount: 500 }, idempotencyKey: 'order-17-refund' };
+    const first = await (await f.call('/v1/checks', { body: job })).json();
+    expect(first.decision).toBe('deny');
+    const again = await (await f.call('/v1/checks', { body: job })).json();
+    expect(again.id).toBe(first.id);
+    for (const changed of [
+      { ...job, context: { amount: 5 } },
+      { ...job, input: 'refund please!' },
+      { ...job, action: { kind: 'tool_call', tool: 'issue_refund', args: {} } },
+    ]) {
+      const res = await f.call('/v1/checks', { body: changed });
+      expect(res.status).toBe(409);
+      expect((await res.json()).error.code).toBe('IDEMPOTENCY_CONFLICT');
+    }
+    // Another policy version is another job too.
+    expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: { ...refundPolicy(), version: '2' } })).status).toBe(200);
+    expect((await f.call('/v1/checks', { body: job })).status).toBe(409);
+    // Key order in the JSON does not make a different job.
+    const reordered = { idempotencyKey: 'order-18', context: { amount: 1, note: 'a' }, input: 'x', policy: 'refunds' };
+    expect((await f.call('/v1/checks', { body: reordered })).status).toBe(200);
+    expect((await f.call('/v1/checks', { body: { ...reordered, context: { note: 'a', amount: 1 } } })).status).toBe(200);
+  });
+});
