@@ -11,7 +11,7 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
   const rateLimiter = new RedisRateLimiter({ redis, prefix });
   const approvals = new RedisApprovalStore({ redis, prefix });
   return {
-    async evaluate(tenant, registered, job, jobId) {
+    async evaluate(tenant, registered, job, callId) {
       const rails = registered.policy.rails;
       if (!rails) return { verdict: 'continue', reasons: [], rules: [] };
       let rules = compiled.get(registered.digest);
@@ -22,7 +22,7 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
       const outcome = await evaluateRails(
         rules,
         { subject: job.subject, action: job.action, input: job.input, output: job.output, context: job.context },
-        { rateLimiter, approvals, tenant, policyId: registered.policy.id, callId: jobId },
+        { rateLimiter, approvals, tenant, policyId: registered.policy.id, callId },
       );
       return {
         verdict: outcome.verdict,

@@ -12,6 +12,6 @@ export interface RailsVerdict {
 
 /** Evaluates a policy's rails for a job, with its rate limiter and approval store bound. */
 export interface RailsRuntime {
-  /** `jobId` lets the shared stores recognise a re-run of the same job (counted once, approval kept). */
-  evaluate(tenant: string, registered: RegisteredPolicy, job: StageJobPayload, jobId: string): Promise<RailsVerdict>;
+  /** `callId` (one submission of a job) lets the shared stores recognise a re-run of it (counted once, approval kept). */
+  evaluate(tenant: string, registered: RegisteredPolicy, job: StageJobPayload, callId: string): Promise<RailsVerdict>;
 }

@@ -58,6 +58,24 @@ describe('approvals over HTTP', () => {
     expect(late.status).toBe(409);
   });
 
+  it('a used token stays used after the decision it allowed has expired (same idempotency key, same job id)', async () => {
+    const pending = await (await f.call('/v1/checks', { body: refund(), key: tenantKey })).json();
+    const token = pending.approval.token as string;
+    expect((await f.call('/v1/approvals', { body: { token, approver: 'ops-lead' }, key: operatorKey })).status).toBe(200);
+    const job = { ...refund({ approvalToken: token }), idempotencyKey: 'refund-order-9' };
+    const allowed = await (await f.call('/v1/checks', { body: job, key: tenantKey })).json();
+    expect(allowed.decision).toBe('allow');
+    // The decision and the key's binding expire (resultTtlSeconds), long after the completed queue
+    // job was removed (an hour); the approval record outlives them all.
+    const prefix = f.config.prefix;
+    expect(await f.runtime.queues.queue('executor').remove(allowed.id)).toBe(1);
+    expect(await f.runtime.redis.del(`${prefix}:shop:decision:${allowed.id}`, `${prefix}:shop:idempotency:${allowed.id}`)).toBe(2);
+    const replayed = await (await f.call('/v1/checks', { body: job, key: tenantKey })).json();
+    expect(replayed.id).toBe(allowed.id);
+    expect(replayed.decision).toBe('deny');
+    expect(replayed.reasons.join(' ')).toContain('already been used');
+  });
+
   it('names the invalid fields of an approval body', async () => {
     const response = await f.call('/v1/approvals', { body: { token: 'short' } });
     expect(response.status).toBe(400);

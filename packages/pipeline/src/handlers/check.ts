@@ -17,7 +17,11 @@ export async function handleCheck(state: PipelineState, deps: PipelineDeps): Pro
 
   if (policy.rails) {
     const startedAt = deps.now();
-    const rails = await withSpan('rails.evaluate', {}, () => deps.rails.evaluate(state.tenant, registered, state.job, state.jobId));
+    // The call id names this submission, not only the job id: a stalled job re-run carries the same
+    // submittedAt (counted once, its used approval still honoured), while a new submission that
+    // reuses the id after the decision expired does not, so a used token stays used for ever.
+    const callId = `${state.jobId}@${state.submittedAt}`;
+    const rails = await withSpan('rails.evaluate', {}, () => deps.rails.evaluate(state.tenant, registered, state.job, callId));
     state = addTiming(state, 'rails', startedAt, deps.now());
     // deny and pending end here (no LLM call). An approved call (allow) still meets the
     // GuardAgent layer when the policy has requests: the approver approved the rail's condition,
