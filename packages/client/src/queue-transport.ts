@@ -45,6 +45,8 @@ export interface QueueTransportOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Idempotent re-submits may join a job someone else is waiting on: look for its result at this pace. */
 const DUPLICATE_POLL_MS = 250;
+/** Any check re-reads its decision at this pace, in case the announcement was missed. */
+const MISSED_ANNOUNCEMENT_POLL_MS = 2000;
 
 /** Submits guard jobs straight onto the BullMQ queues and hears decisions on its own pub/sub channel. */
 export class QueueTransport implements GuardTransport {
@@ -52,6 +54,8 @@ export class QueueTransport implements GuardTransport {
   readonly prefix: string;
   private readonly policyCache = new Map<string, { registered: RegisteredPolicy; at: number }>();
   private queueEvents: QueueEvents | null = null;
+  private queueEventsConnection: Redis | null = null;
+  private readonly closing = new AbortController();
 
   private constructor(
     private readonly redis: Redis,
@@ -144,7 +148,7 @@ export class QueueTransport implements GuardTransport {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (poller) clearInterval(poller);
+        clearInterval(poller);
         stopListening();
         if (error) reject(error);
         else resolve(decision as Decision);
@@ -160,8 +164,16 @@ export class QueueTransport implements GuardTransport {
         if (parsed.success) finish(null, parsed.data);
         else void fetchResult();
       });
-      const timer = setTimeout(() => finish(new CheckTimeoutError(id, timeoutMs)), timeoutMs);
-      const poller = job.idempotencyKey ? setInterval(() => void fetchResult(), DUPLICATE_POLL_MS) : null;
+      // At the deadline, read the store once more: an announcement missed (say, while the
+      // subscriber reconnected) must not turn a stored decision into a timeout.
+      const timer = setTimeout(() => {
+        this.results.getDecision(this.tenant, id).then(
+          (decision) => finish(decision ? null : new CheckTimeoutError(id, timeoutMs), decision ?? undefined),
+          () => finish(new CheckTimeoutError(id, timeoutMs)),
+        );
+      }, timeoutMs);
+      // Keyed re-submits may join a job someone else waits on; any check may miss its announcement.
+      const poller = setInterval(() => void fetchResult(), job.idempotencyKey ? DUPLICATE_POLL_MS : MISSED_ANNOUNCEMENT_POLL_MS);
       this.enqueue(this.newState(id, job, registered, this.listener.channel, null)).catch((error) => finish(error as Error));
     });
   }
@@ -184,10 +196,11 @@ export class QueueTransport implements GuardTransport {
       ]);
     }
     const submitted = feedback.job ? parseOrThrow(FeedbackCaseSchema, feedback.job, 'feedback', 'job') : null;
-    this.queueEvents ??= new QueueEvents('memory', {
-      connection: createRedisConnection(this.options.redisUrl, 'worker', 'client-events'),
-      prefix: this.prefix,
-    });
+    if (!this.queueEvents) {
+      // BullMQ does not close a connection it was handed: close() disconnects this one itself.
+      this.queueEventsConnection = createRedisConnection(this.options.redisUrl, 'worker', 'client-events');
+      this.queueEvents = new QueueEvents('memory', { connection: this.queueEventsConnection, prefix: this.prefix });
+    }
     await this.queueEvents.waitUntilReady();
     const added = await this.queues.queue('memory').add(
       'feedback',
@@ -201,7 +214,12 @@ export class QueueTransport implements GuardTransport {
       },
       { jobId: `feedback__${id}__${randomUUID().slice(0, 8)}`, attempts: 1 },
     );
-    const outcome = (await added.waitUntilFinished(this.queueEvents, 30_000)) as { promoted: boolean };
+    // close() ends the wait at once rather than leaving the caller hanging for 30 s.
+    const closed = new Promise<never>((_resolve, reject) => {
+      this.closing.signal.addEventListener('abort', () => reject(new UnavailableError('QueueTransport closed before the feedback was recorded')), { once: true });
+    });
+    closed.catch(() => undefined);
+    const outcome = (await Promise.race([added.waitUntilFinished(this.queueEvents, 30_000), closed])) as { promoted: boolean };
     return { promoted: Boolean(outcome?.promoted) };
   }
 
@@ -227,11 +245,23 @@ export class QueueTransport implements GuardTransport {
     root.end();
     return new Promise<CompileResult>((resolve, reject) => {
       const stop = this.listener.expect('compile', this.tenant, id, () => {
-        this.results.getCompileResult(this.tenant, id).then((raw) => {
-          clearTimeout(timer);
-          stop();
-          resolve(CompileResultSchema.parse(raw));
-        }, reject);
+        // Parsing inside the chain: a missing or malformed result rejects this promise instead of
+        // escaping as an unhandled rejection (which would take a gateway down).
+        this.results
+          .getCompileResult(this.tenant, id)
+          .then((raw) => CompileResultSchema.parse(raw))
+          .then(
+            (result) => {
+              clearTimeout(timer);
+              stop();
+              resolve(result);
+            },
+            (error: unknown) => {
+              clearTimeout(timer);
+              stop();
+              reject(error instanceof Error ? error : new Error(String(error)));
+            },
+          );
       });
       const timer = setTimeout(() => {
         stop();
@@ -260,8 +290,10 @@ export class QueueTransport implements GuardTransport {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     await this.listener.stop();
     await this.queueEvents?.close();
+    this.queueEventsConnection?.disconnect();
     await this.queues.close();
     this.redis.disconnect();
     this.subscriber.disconnect();
