@@ -1,5 +1,5 @@
 export type { GuardTransport, CheckOptions, FeedbackInput } from './guard-transport';
-export { QueueTransport, type QueueTransportOptions } from './queue-transport';
+export { QueueTransport, type QueueTransportOptions, type AdmitJobs } from './queue-transport';
 export { jobIdFor } from './job-id';
 export {
   HttpTransport,

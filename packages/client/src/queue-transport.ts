@@ -43,6 +43,12 @@ export interface QueueTransportOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Called with the ids of jobs about to be queued, after validation and before anything is
+ * written; throwing refuses them all. The gateway admits them against the tenant's quotas here.
+ */
+export type AdmitJobs = (jobIds: string[]) => Promise<void>;
 /** Idempotent re-submits may join a job someone else is waiting on: look for its result at this pace. */
 const DUPLICATE_POLL_MS = 250;
 /** Any check re-reads its decision at this pace, in case the announcement was missed. */
@@ -110,17 +116,18 @@ export class QueueTransport implements GuardTransport {
     return { id: policy.id, version: policy.version, digest: registered.digest };
   }
 
-  async submit(input: GuardJobInput, options: { batchId?: string } = {}): Promise<{ id: string }> {
+  async submit(input: GuardJobInput, options: { batchId?: string; admit?: AdmitJobs } = {}): Promise<{ id: string }> {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
     const registered = await this.resolvePolicy(job);
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     await this.bindKey(job, id, registered);
+    await options.admit?.([id]);
     await this.enqueue(this.newState(id, job, registered, null, options.batchId ?? null));
     return { id };
   }
 
   /** Submit many jobs of one batch in bulk (one round trip per chunk). Invalid jobs are rejected before any is queued. */
-  async submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string } = {}): Promise<{ ids: string[] }> {
+  async submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string; admit?: AdmitJobs } = {}): Promise<{ ids: string[] }> {
     const jobs = inputs.map((input, index) => parseOrThrow(GuardJobSchema, input, 'guard job', `jobs[${index}]`));
     const states: PipelineState[] = [];
     for (const job of jobs) {
@@ -128,11 +135,12 @@ export class QueueTransport implements GuardTransport {
       await this.bindKey(job, jobIdFor(this.tenant, job.idempotencyKey), registered);
       states.push(this.newState(jobIdFor(this.tenant, job.idempotencyKey), job, registered, null, options.batchId ?? null));
     }
+    await options.admit?.(states.map((state) => state.jobId));
     await this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId })));
     return { ids: states.map((s) => s.jobId) };
   }
 
-  async check(input: GuardJobInput, options: CheckOptions = {}): Promise<Decision> {
+  async check(input: GuardJobInput, options: CheckOptions & { admit?: AdmitJobs } = {}): Promise<Decision> {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
     const registered = await this.resolvePolicy(job);
     const id = jobIdFor(this.tenant, job.idempotencyKey);
@@ -142,6 +150,7 @@ export class QueueTransport implements GuardTransport {
       const existing = await this.results.getDecision(this.tenant, id);
       if (existing) return existing;
     }
+    await options.admit?.([id]);
     return new Promise<Decision>((resolve, reject) => {
       let settled = false;
       const finish = (error: Error | null, decision?: Decision) => {

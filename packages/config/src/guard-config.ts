@@ -31,6 +31,13 @@ export const GuardConfigSchema = z.object({
   stalledIntervalMs: positiveInt(30_000),
   /** Most demonstrations one policy may hold (retrieval compares a query with each). */
   maxDemonstrations: positiveInt(1000),
+  /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */
+  quotas: z.object({
+    checksPerSecond: positiveInt(1000),
+    checkBurst: positiveInt(2000),
+    jobsInFlight: positiveInt(20_000),
+    policies: positiveInt(1000),
+  }),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
 });
@@ -54,6 +61,10 @@ const ENV_NAMES: Record<string, string> = {
   lockDurationMs: 'GUARDAGENT_LOCK_DURATION_MS',
   stalledIntervalMs: 'GUARDAGENT_STALLED_INTERVAL_MS',
   maxDemonstrations: 'GUARDAGENT_MAX_DEMONSTRATIONS',
+  'quotas.checksPerSecond': 'GUARDAGENT_QUOTA_CHECKS_PER_SECOND',
+  'quotas.checkBurst': 'GUARDAGENT_QUOTA_CHECK_BURST',
+  'quotas.jobsInFlight': 'GUARDAGENT_QUOTA_JOBS_IN_FLIGHT',
+  'quotas.policies': 'GUARDAGENT_QUOTA_POLICIES',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
 };
@@ -89,6 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     lockDurationMs: read('lockDurationMs'),
     stalledIntervalMs: read('stalledIntervalMs'),
     maxDemonstrations: read('maxDemonstrations'),
+    quotas: {
+      checksPerSecond: read('quotas.checksPerSecond'),
+      checkBurst: read('quotas.checkBurst'),
+      jobsInFlight: read('quotas.jobsInFlight'),
+      policies: read('quotas.policies'),
+    },
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),
   };

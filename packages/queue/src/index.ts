@@ -23,3 +23,4 @@ export { ResultStore, type ReplyMessage } from './result-store';
 export { ReplyListener } from './reply-listener';
 export { QueueSet, DEFAULT_JOB_OPTIONS } from './queue-set';
 export { newPipelineState, enqueueCompile, type NewStateInput } from './new-pipeline-state';
+export { RedisScript } from './redis-script';

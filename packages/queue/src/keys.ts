@@ -18,6 +18,12 @@ export function keys(prefix: string) {
     batch: (tenant: string, id: string) => `${prefix}:${tenant}:batch:${id}`,
     batchResults: (tenant: string, id: string) => `${prefix}:${tenant}:batch:${id}:results`,
     tenant: (id: string) => `${prefix}:tenants:${id}`,
+    /** Quota overrides of one tenant (a hash; absent fields take the configured defaults). */
+    tenantQuotas: (id: string) => `${prefix}:tenants:${id}:quotas`,
+    /** The tenant's check token bucket (tokens, last refill). */
+    quotaBucket: (tenant: string) => `${prefix}:${tenant}:quota:bucket`,
+    /** The tenant's checks in flight: job id → submit time (a sorted set; a decision removes its id). */
+    jobsInFlight: (tenant: string) => `${prefix}:${tenant}:quota:in-flight`,
     tenantByKeyHash: (hash: string) => `${prefix}:tenant-keys:${hash}`,
     tenantKeyRecords: (tenant: string) => `${prefix}:tenants:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:metrics:decisions`,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { DecisionSchema, type Decision } from '@guardagent/schemas';
 import { keys, type Keys } from './keys';
+import { RedisScript } from './redis-script';
 
 /** What is announced on a client's reply channel. */
 export interface ReplyMessage {
@@ -12,8 +13,12 @@ export interface ReplyMessage {
 }
 
 // Store-if-absent, count, and announce in one round trip. Only the first stored decision
-// counts, so a retried or recovered job can never produce a second decision.
-const SAVE_DECISION_LUA = `
+// counts, so a retried or recovered job can never produce a second decision. The job leaves the
+// tenant's in-flight set either way.
+const SAVE_DECISION = new RedisScript(
+  'save-decision',
+  `
+redis.call('ZREM', KEYS[5], ARGV[7])
 local ok = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
 if ok then
   redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
@@ -29,7 +34,8 @@ if ARGV[4] ~= '' then
   if ok then redis.call('PUBLISH', ARGV[4], ARGV[5]) else redis.call('PUBLISH', ARGV[4], ARGV[8]) end
 end
 if ok then return 1 else return 0 end
-`;
+`,
+);
 
 export interface SaveDecisionOptions {
   tenant: string;
@@ -47,10 +53,6 @@ export class ResultStore {
     private readonly ttlSeconds: number,
   ) {
     this.keys = keys(prefix);
-    // EVALSHA instead of sending the script text with every decision.
-    if (!(redis as unknown as Record<string, unknown>).guardagentSaveDecision) {
-      redis.defineCommand('guardagentSaveDecision', { numberOfKeys: 4, lua: SAVE_DECISION_LUA });
-    }
   }
 
   /** Store the decision unless one exists, then announce it. Returns whether this one was stored. */
@@ -61,21 +63,25 @@ export class ResultStore {
     // The announcement carries the decision; a duplicate (not stored) only says "look it up".
     const bare = JSON.stringify({ kind: 'decision', tenant, id: decision.id } satisfies ReplyMessage);
     const withDecision = `${bare.slice(0, -1)},"decision":${decisionJson}}`;
-    const saveDecision = (this.redis as unknown as { guardagentSaveDecision: (...args: string[]) => Promise<number> }).guardagentSaveDecision;
-    const stored = (await saveDecision.call(
+    const stored = (await SAVE_DECISION.run(
       this.redis,
-      this.keys.decision(tenant, decision.id),
-      this.keys.metricsDecisions(),
-      batchId ? this.keys.batch(tenant, batchId) : this.keys.metricsDecisions(),
-      batchId ? this.keys.batchResults(tenant, batchId) : this.keys.metricsDecisions(),
-      decisionJson,
-      String(this.ttlSeconds),
-      `${tenant}|${decision.policy.id}|${decision.decision}|${decision.status}`,
-      replyTo ?? '',
-      withDecision,
-      batchId ? outcome : '',
-      decision.id,
-      bare,
+      [
+        this.keys.decision(tenant, decision.id),
+        this.keys.metricsDecisions(),
+        batchId ? this.keys.batch(tenant, batchId) : this.keys.metricsDecisions(),
+        batchId ? this.keys.batchResults(tenant, batchId) : this.keys.metricsDecisions(),
+        this.keys.jobsInFlight(tenant),
+      ],
+      [
+        decisionJson,
+        String(this.ttlSeconds),
+        `${tenant}|${decision.policy.id}|${decision.decision}|${decision.status}`,
+        replyTo ?? '',
+        withDecision,
+        batchId ? outcome : '',
+        decision.id,
+        bare,
+      ],
     )) as number;
     return stored === 1;
   }

@@ -10,6 +10,7 @@ import {
   PolicyIdSchema,
   PolicySchema,
 } from '@guardagent/schemas';
+import { TenantQuotaOverridesSchema, TenantQuotasSchema } from '@guardagent/quotas';
 import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
 
@@ -57,6 +58,14 @@ export const TenantCreateBodySchema = z
     scopes: z.array(KeyScopeSchema).min(1).max(KEY_SCOPES.length).optional().describe("the first key's scopes (default ['admin'])"),
   })
   .strict();
+
+export const TenantParamsSchema = z.object({ id: TenantIdSchema }).strict();
+export const QuotaOverridesBodySchema = TenantQuotaOverridesSchema.describe('the quotas to override; those left out take the defaults');
+export const QuotasViewSchema = z.object({
+  quotas: TenantQuotasSchema,
+  overrides: TenantQuotaOverridesSchema,
+  inFlight: z.number().int().describe('checks submitted and not yet decided'),
+});
 
 export const KeyCreateBodySchema = z
   .object({
@@ -170,6 +179,8 @@ export const API_COMPONENTS = {
   ApprovalResult: ApprovalResultSchema,
   TenantCreated: TenantCreatedSchema,
   KeyCreate: KeyCreateBodySchema,
+  QuotaOverrides: QuotaOverridesBodySchema,
+  QuotasView: QuotasViewSchema,
   KeyRotate: KeyRotateBodySchema,
   KeyList: KeyListSchema,
   KeyIssued: KeyIssuedSchema,

@@ -3,6 +3,7 @@ import type { GuardConfig } from '@guardagent/config';
 import type { DemonstrationStore } from '@guardagent/memory';
 import type { Logger } from '@guardagent/pipeline';
 import type { QueueSet, ResultStore } from '@guardagent/queue';
+import type { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import type { ApiKeyStore } from './api-key-store';
 import type { BatchStore } from './batch-store';
@@ -42,6 +43,9 @@ export interface GatewayDeps {
   apiKeys: ApiKeyStore;
   tenants: TenantStore;
   batches: BatchStore;
+  /** Per-tenant quotas: overrides, and admission of checks against rate and in-flight limits. */
+  quotas: QuotaStore;
+  admission: CheckAdmission;
   transports: TenantTransports;
   metrics: GatewayMetrics;
   logger: Logger;

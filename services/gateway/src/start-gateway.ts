@@ -10,6 +10,7 @@ import { BatchStore } from './batch-store';
 import { buildGateway } from './build-gateway';
 import { DEFAULT_LIMITS, type GatewayDeps, type GatewayLimits } from './gateway-deps';
 import { GatewayMetrics } from './gateway-metrics';
+import { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import { ApiKeyStore } from './api-key-store';
 import { TenantStore } from './tenant-store';
 import { TenantTransports } from './tenant-transports';
@@ -48,6 +49,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   await waitUntilReady(redis);
   const queues = new QueueSet(redis, config.prefix);
   const apiKeys = new ApiKeyStore(redis, config.prefix);
+  const quotas = new QuotaStore(redis, config.prefix, config.quotas);
   const deps: GatewayDeps = {
     config: { ...config, redisUrl },
     redis,
@@ -59,6 +61,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     apiKeys,
     tenants: new TenantStore(redis, config.prefix, apiKeys),
     batches: new BatchStore(redis, config.prefix, config.resultTtlSeconds),
+    quotas,
+    admission: new CheckAdmission(redis, config.prefix, config.quotas),
     transports: new TenantTransports({
       redisUrl,
       prefix: config.prefix,

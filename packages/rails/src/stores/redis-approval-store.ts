@@ -11,7 +11,7 @@ import type {
 } from './approval-store';
 import { approvalTokenHash, newApprovalToken } from './approval-token';
 import { assertApprover } from './approver';
-import { RedisScript } from './redis-script';
+import { RedisScript } from '@guardagent/queue';
 
 // Both scripts read-check-write one hash atomically: a token is approved once and consumed once,
 // whatever the number of API servers and executors racing on it.

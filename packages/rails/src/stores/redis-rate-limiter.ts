@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateLimiter, RateLimitRequest, RateLimitResult } from './rate-limiter';
 import { rateLimitKey } from './rate-limiter';
-import { RedisScript } from './redis-script';
+import { RedisScript } from '@guardagent/queue';
 
 /**
  * Sliding-window log in a sorted set (score = call time in ms). Trim, count and add run in one

@@ -26,6 +26,9 @@ async function* arrayItems(text: string): AsyncGenerator<{ index: number; value:
   for (let index = 0; index < parsed.length; index += 1) yield { index, value: parsed[index] };
 }
 
+/** Longest a batch upload waits for the tenant's quotas to let its next chunk in. */
+const BATCH_ADMISSION_WAIT_MS = 60_000;
+
 export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   const { limits } = deps;
   return [
@@ -69,6 +72,12 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           const source = ndjson
             ? readJsonLines(request.raw, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
             : arrayItems(await readText(request.raw, { maxBytes: limits.batchJsonBodyBytes }));
+          // A chunk is admitted whole against the tenant's quotas, so it must fit in the bucket.
+          const quotas = await deps.quotas.effective(caller.tenant);
+          const chunkSize = Math.max(1, Math.min(limits.batchChunk, quotas.checkBurst, quotas.jobsInFlight));
+          // Over its check rate or jobs in flight, the tenant's upload waits (the stream is not
+          // read meanwhile) instead of failing halfway; after this long it is refused.
+          const admit = (ids: string[]) => deps.admission.admitWaiting(caller.tenant, ids, { maxWaitMs: BATCH_ADMISSION_WAIT_MS });
           await deps.transports.use(caller.tenant, async (transport) => {
             let chunk: GuardJob[] = [];
             const flush = async () => {
@@ -76,7 +85,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
               // Count before queueing, so `done` can never run ahead of `total`.
               await deps.batches.addQueued(caller.tenant, id, chunk.length);
               try {
-                await transport.submitMany(chunk, { batchId: id });
+                await transport.submitMany(chunk, { batchId: id, admit });
               } catch (error) {
                 await deps.batches.addQueued(caller.tenant, id, -chunk.length);
                 throw error;
@@ -97,7 +106,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
                 ]);
               }
               chunk.push(job);
-              if (chunk.length >= limits.batchChunk) await flush();
+              if (chunk.length >= chunkSize) await flush();
             }
             await flush();
           });

@@ -31,17 +31,19 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         200: { description: 'The decision', component: 'Decision' },
         202: { description: 'Queued; no decision within `wait`', component: 'Accepted' },
         404: { description: 'Unknown policy id' },
+        429: { description: "Over the tenant's check rate or jobs in flight (`Retry-After` says when to retry); nothing was queued" },
       },
       handler: async ({ caller, query, body, reply }) =>
         deps.transports.use(caller.tenant, async (transport) => {
           const job = body as GuardJob;
           requireScopeForPolicy(caller.scopes, job.policy, 'policy');
+          const admit = (ids: string[]) => deps.admission.admit(caller.tenant, ids);
           if (query.wait === 0) {
-            const { id } = await transport.submit(job);
+            const { id } = await transport.submit(job, { admit });
             return reply.code(202).header('location', `/v1/checks/${encodeURIComponent(id)}`).send({ id, status: 'queued' });
           }
           try {
-            const decision = await transport.check(job, { timeoutMs: query.wait });
+            const decision = await transport.check(job, { timeoutMs: query.wait, admit });
             deps.metrics.observeDecision(decision);
             return decision;
           } catch (error) {

@@ -43,7 +43,10 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       auth: 'operate',
       params: PolicyParamsSchema,
       body: { component: 'Policy' },
-      responses: { 200: { description: 'Registered; this version is now current', component: 'PolicyPutResult' } },
+      responses: {
+        200: { description: 'Registered; this version is now current', component: 'PolicyPutResult' },
+        429: { description: "A new policy past the tenant's policy quota; nothing was written" },
+      },
       handler: async ({ caller, params, body }) => {
         if (body === null || typeof body !== 'object' || Array.isArray(body)) {
           throw new ValidationError('policy', [{ path: '', message: 'expected a policy object' }]);
@@ -53,6 +56,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           throw new ValidationError('policy', [{ path: 'id', message: `must equal the id in the path ('${params.id}')` }]);
         }
         const policy = parseOrThrow(PolicySchema, { ...raw, id: params.id }, 'policy');
+        await deps.quotas.assertPolicyRoom(caller.tenant, policy.id);
         return deps.transports.use(caller.tenant, (transport) => transport.putPolicy(policy));
       },
     }),

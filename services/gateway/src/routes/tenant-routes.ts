@@ -1,6 +1,12 @@
-import { TenantCreateBodySchema } from '../api-schemas';
+import { NotFoundError } from '@guardagent/errors';
+import { QuotaOverridesBodySchema, TenantCreateBodySchema, TenantParamsSchema } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
+
+async function quotasView(deps: GatewayDeps, tenant: string) {
+  const [overrides, inFlight] = await Promise.all([deps.quotas.overrides(tenant), deps.admission.inFlight(tenant)]);
+  return { quotas: { ...deps.quotas.defaults, ...overrides }, overrides, inFlight };
+}
 
 export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   return [
@@ -18,6 +24,47 @@ export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         409: { description: 'The tenant id is taken (or reserved: `default` is the admin key\'s)' },
       },
       handler: async ({ body, reply }) => reply.code(201).send(await deps.tenants.create(body ?? {})),
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/quotas',
+      operationId: 'getOwnQuotas',
+      summary: "The caller's tenant quotas and its checks in flight",
+      tag: 'tenants',
+      auth: 'check',
+      responses: { 200: { description: 'Quotas', component: 'QuotasView' } },
+      handler: async ({ caller }) => quotasView(deps, caller.tenant),
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/tenants/:id/quotas',
+      operationId: 'getTenantQuotas',
+      summary: "A tenant's quotas (server admin key)",
+      tag: 'tenants',
+      auth: 'server-admin',
+      params: TenantParamsSchema,
+      responses: { 200: { description: 'Quotas', component: 'QuotasView' }, 404: { description: 'Unknown tenant' } },
+      handler: async ({ params }) => {
+        if (!(await deps.tenants.exists(params.id))) throw new NotFoundError('tenant', params.id);
+        return quotasView(deps, params.id);
+      },
+    }),
+    route({
+      method: 'PUT',
+      url: '/v1/tenants/:id/quotas',
+      operationId: 'putTenantQuotas',
+      summary: "Set a tenant's quota overrides (server admin key)",
+      description: 'Replaces the overrides: quotas left out take the configured defaults (`GUARDAGENT_QUOTA_*`).',
+      tag: 'tenants',
+      auth: 'server-admin',
+      params: TenantParamsSchema,
+      body: { component: 'QuotaOverrides', schema: QuotaOverridesBodySchema },
+      responses: { 200: { description: 'The quotas now in force', component: 'QuotasView' }, 404: { description: 'Unknown tenant' } },
+      handler: async ({ params, body }) => {
+        if (!(await deps.tenants.exists(params.id))) throw new NotFoundError('tenant', params.id);
+        await deps.quotas.setOverrides(params.id, body);
+        return quotasView(deps, params.id);
+      },
     }),
   ];
 }

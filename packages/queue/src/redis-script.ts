@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { UnavailableError } from '@guardagent/errors';
 
-/** A Lua script run with EVALSHA, falling back to EVAL once when the server does not have it cached yet. */
+/**
+ * A Lua script run with EVALSHA, falling back to EVAL once when the server does not have it
+ * cached yet. The one way GuardAgent runs Lua (decisions, rate limits, approvals, quotas).
+ */
 export class RedisScript {
   private readonly sha: string;
 
