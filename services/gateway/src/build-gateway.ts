@@ -45,6 +45,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // A gateway behind a proxy sees the client's request id; otherwise we make one.
     requestIdHeader: 'x-request-id',
     forceCloseConnections: true,
+    requestTimeout: deps.limits.requestTimeoutMs,
+    // Node checks the request deadline every connectionsCheckingInterval (default 30 s).
+    http: {
+      headersTimeout: Math.min(60_000, deps.limits.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(deps.limits.requestTimeoutMs / 4))),
+    },
     return503OnClosing: true,
   });
   const callers = new WeakMap<FastifyRequest, Caller>();

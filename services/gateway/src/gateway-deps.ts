@@ -21,6 +21,11 @@ export interface GatewayLimits {
   batchMaxJobs: number;
   /** Jobs per submitMany round trip. */
   batchChunk: number;
+  /**
+   * Longest a client may take to send a whole request (headers and body), ms. A slow upload,
+   * authenticated or not, is cut off with 408 past it; the wait for a decision is not counted.
+   */
+  requestTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -29,6 +34,8 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   batchJsonBodyBytes: 64 * 1024 * 1024,
   batchMaxJobs: 100_000,
   batchChunk: 1000,
+  // A 512 MiB batch at 2 MB/s.
+  requestTimeoutMs: 300_000,
 };
 
 /** Everything the routes use: one set of Redis-backed stores shared by all requests. */
