@@ -89,6 +89,26 @@ describe('compile once, check many', () => {
     expect(decision).toMatchObject({ decision: 'deny', status: 'ok', mode: 'compiled' });
   });
 
+  it("counts the LLM requests of the program's toolbox calls in decision.usage", async () => {
+    const program =
+      'const c = await classifyTaskWithLlm(input);\n' +
+      "return c.categories.includes('hotel') ? { deny: true, reasons: ['hotel (' + c.llm + ')'] } : { deny: false, reasons: [] };";
+    const llmPolicy = {
+      id: 'hotels-llm',
+      requests: 'No hotels.',
+      mode: 'compiled' as const,
+      toolbox: ['core', 'seeact'],
+      program,
+      examples: [{ id: 'lodging', input: 'a room for two nights in Cusco', label: 1 as const }],
+    };
+    // One reply for the verification run, one for the check (each input is asked once).
+    llm.enqueue({ content: 'hotel', usage: { promptTokens: 40, completionTokens: 1 } }, { content: 'hotel', usage: { promptTokens: 40, completionTokens: 1 } });
+    expect((await stack.client.compile(llmPolicy)).status).toBe('promoted');
+    const decision = await stack.client.check({ policy: 'hotels-llm', input: 'somewhere to sleep in Lima', output: 'x' });
+    expect(decision).toMatchObject({ decision: 'deny', mode: 'compiled', reasons: ['hotel (hotel)'] });
+    expect(decision.usage).toEqual({ calls: 1, promptTokens: 40, completionTokens: 1 });
+  });
+
   it('verifies a supplied program the same way, and never rewrites it', async () => {
     const supplied = await stack.client.compile({ ...policy, id: 'hotels-supplied', program: overEagerProgram });
     expect(supplied.status).toBe('failed');

@@ -1,9 +1,23 @@
 import type { Policy } from '@guardagent/schemas';
-import type { StageJobPayload } from '@guardagent/queue';
+import type { PipelineState, StageJobPayload } from '@guardagent/queue';
 import type { RunResult } from '@guardagent/sandbox';
 import { withSpan } from '@guardagent/telemetry';
 import { guardRunLimits } from './sandbox/guard-run-limits';
 import type { PipelineDeps } from './pipeline-deps';
+
+/** The job's usage plus what the run's toolbox calls spent on the LLM (so `decision.usage` shows it). */
+export function withHostUsage(state: PipelineState, result: RunResult): PipelineState {
+  const host = result.hostUsage;
+  if (!host) return state;
+  return {
+    ...state,
+    usage: {
+      calls: state.usage.calls + host.calls,
+      promptTokens: state.usage.promptTokens + host.promptTokens,
+      completionTokens: state.usage.completionTokens + host.completionTokens,
+    },
+  };
+}
 
 /** What guard code sees as `context`: the job's context plus the subject and action, as copies. */
 export function guardContext(job: StageJobPayload): Record<string, unknown> {

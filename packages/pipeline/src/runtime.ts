@@ -78,9 +78,12 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       maxRunsPerIsolate: config.sandbox.maxRunsPerIsolate,
       hostFunctions: llm
         ? {
-            classify: async (tenant, args) => {
+            classify: async (tenant, args, call) => {
               const [text, categories, instruction] = args as [string, string[], string | undefined];
-              return (classify(tenant) as NonNullable<ReturnType<typeof classify>>)(text, categories, instruction);
+              return (classify(tenant) as NonNullable<ReturnType<typeof classify>>)(text, categories, instruction, {
+                signal: call.signal,
+                onUsage: call.addUsage,
+              });
             },
           }
         : {},

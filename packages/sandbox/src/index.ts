@@ -9,12 +9,20 @@ export {
   type SandboxLimits,
   type RunRequest,
   type RunResult,
+  type HostUsage,
   type ReuseMode,
   type Verdict,
   type SandboxPoolOptions,
   type SandboxPoolStats,
 } from './sandbox-types';
-export { SandboxProcessPool, type SandboxProcessPoolOptions, type SandboxProcessPoolStats, type HostFunction } from './process/sandbox-process-pool';
+export {
+  SandboxProcessPool,
+  DEFAULT_MAX_HOST_CALLS_PER_RUN,
+  type SandboxProcessPoolOptions,
+  type SandboxProcessPoolStats,
+  type HostFunction,
+  type HostCallContext,
+} from './process/sandbox-process-pool';
 export { serveSandboxChild, type SandboxChildOptions, type ToolboxBuilder, type HostCall } from './process/serve-sandbox-child';
 export { ProcessRunRequestSchema, type ProcessRunRequest } from './process/messages';
 export { snapMemoryMb, ISOLATE_MEMORY_SIZES_MB } from './process/snap-memory';

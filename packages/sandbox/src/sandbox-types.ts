@@ -52,9 +52,16 @@ export interface Verdict {
   details: Record<string, unknown>;
 }
 
+/** What host calls (the LLM behind toolbox functions) spent for one run. */
+export interface HostUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
 export type RunResult =
-  | { ok: true; verdict: Verdict; durationUs: number; toolCalls: number }
-  | { ok: false; error: { kind: SandboxErrorKind; message: string }; durationUs: number; toolCalls: number };
+  | { ok: true; verdict: Verdict; durationUs: number; toolCalls: number; hostUsage?: HostUsage }
+  | { ok: false; error: { kind: SandboxErrorKind; message: string }; durationUs: number; toolCalls: number; hostUsage?: HostUsage };
 
 export interface SandboxPoolOptions {
   /** Isolates per memory size. Default `os.availableParallelism()`. */

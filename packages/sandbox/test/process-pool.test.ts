@@ -152,3 +152,50 @@ function hostCallsPending(p: SandboxProcessPool): boolean {
   const workers = (p as unknown as { workers: { runs: Map<number, { parkedCalls: number }> }[] }).workers;
   return workers.some((w) => [...w.runs.values()].some((r) => r.parkedCalls > 0));
 }
+
+describe('SandboxProcessPool: host calls (LLM requests behind toolbox functions) per run', () => {
+  const aborted: string[] = [];
+  const llmLike = new SandboxProcessPool({
+    entry,
+    execArgv,
+    size: 1,
+    graceMs: 300,
+    maxHostCallsPerRun: 5,
+    defaultLimits: { cpuMs: 500, wallMs: 1500 },
+    hostFunctions: {
+      echo: async (_tenant, args, call) => {
+        if (args[0] !== 'hang') {
+          call.addUsage({ promptTokens: 10, completionTokens: 2 });
+          return 'label';
+        }
+        // An LLM request that never answers: only the run's end stops it.
+        return new Promise((_resolve, reject) =>
+          call.signal.addEventListener('abort', () => {
+            aborted.push('hang');
+            reject(new Error('cancelled'));
+          }),
+        );
+      },
+    },
+  });
+  afterAll(() => llmLike.close());
+
+  it('are capped per run, and what they spent is in the result', async () => {
+    const code =
+      'let ok = 0, refused = 0;\n' +
+      'for (let i = 0; i < 50; i++) { try { await askHost("q" + i); ok++; } catch (e) { refused++; } }\n' +
+      'return { deny: false, reasons: [ok + "/" + refused] };';
+    const result = await llmLike.run(request(code));
+    expect(ok(result)?.reasons).toEqual(['5/45']);
+    expect(result.hostUsage).toEqual({ calls: 5, promptTokens: 50, completionTokens: 10 });
+    // The budget is per run: the next run has its own.
+    expect(ok(await llmLike.run(request(code)))?.reasons).toEqual(['5/45']);
+  });
+
+  it('in flight at the deadline are cancelled', async () => {
+    const result = await llmLike.run(request('await askHost("hang"); return { deny: false, reasons: [] };', { limits: { cpuMs: 200, wallMs: 300 } }));
+    // The worker ends it at wallMs (timeout), or the pool past its grace (hung): either way the run is over.
+    expect(!result.ok && ['timeout', 'hung'].includes(result.error.kind)).toBe(true);
+    expect(aborted).toEqual(['hang']);
+  });
+});

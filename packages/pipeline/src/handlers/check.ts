@@ -3,7 +3,7 @@ import type { PipelineState } from '@guardagent/queue';
 import { withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from '../pipeline-deps';
 import { decide, guardError, next, type StageOutcome } from '../stage-outcome';
-import { runGuardCode } from '../run-guard-code';
+import { runGuardCode, withHostUsage } from '../run-guard-code';
 import { addTiming } from '../call-llm';
 import { verdictDraft, sandboxFailure } from './verdict-draft';
 
@@ -60,7 +60,7 @@ export async function handleCheck(state: PipelineState, deps: PipelineDeps): Pro
       const startedAt = deps.now();
       const result = await runGuardCode(deps, policy, program.code, state.job, 'program', state.tenant);
       // The program text stays in the registry (by program digest): not stored with every decision.
-      state = addTiming({ ...state, attempts: state.attempts + 1 }, 'execute', startedAt, deps.now());
+      state = addTiming(withHostUsage({ ...state, attempts: state.attempts + 1 }, result), 'execute', startedAt, deps.now());
       if (result.ok) return decide(state, verdictDraft(result.verdict, 'compiled'));
       return guardError(state, sandboxFailure(result.error, 'The compiled program'), policy.failMode, 'compiled');
     }

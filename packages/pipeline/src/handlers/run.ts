@@ -1,7 +1,7 @@
 import type { PipelineState } from '@guardagent/queue';
 import type { PipelineDeps } from '../pipeline-deps';
 import { decide, guardError, next, type StageOutcome } from '../stage-outcome';
-import { runGuardCode } from '../run-guard-code';
+import { runGuardCode, withHostUsage } from '../run-guard-code';
 import { addTiming } from '../call-llm';
 import { isPoisonRun, sandboxFailure, verdictDraft } from './verdict-draft';
 
@@ -14,7 +14,7 @@ export async function handleRun(state: PipelineState, deps: PipelineDeps): Promi
   if (!state.code) return guardError(state, { code: 'PIPELINE_STATE_INVALID', message: 'no code to run' }, policy.failMode);
   const startedAt = deps.now();
   const result = await runGuardCode(deps, policy, state.code, state.job, 'fresh', state.tenant);
-  state = addTiming({ ...state, attempts: state.attempts + 1 }, 'execute', startedAt, deps.now());
+  state = addTiming(withHostUsage({ ...state, attempts: state.attempts + 1 }, result), 'execute', startedAt, deps.now());
   if (result.ok) return decide({ ...state, lastError: null }, verdictDraft(result.verdict, 'per-request'));
   // A run that killed or hung its worker ends here: debugging would run the same input again.
   if (isPoisonRun(result.error)) return guardError(state, sandboxFailure(result.error, 'Guard code'), policy.failMode);

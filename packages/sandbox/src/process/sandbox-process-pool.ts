@@ -7,8 +7,20 @@ import { ProcessRunRequestSchema, type ChildMessage, type ProcessRunRequest } fr
 import { snapMemoryMb } from './snap-memory';
 import { SandboxWorker, type WorkerRun } from './sandbox-worker';
 
+/**
+ * What a host function gets besides its arguments: the run's signal (aborted when the run ends,
+ * however it ends, so an LLM call in flight is cancelled) and a place to report the tokens it spent.
+ */
+export interface HostCallContext {
+  signal: AbortSignal;
+  addUsage(usage: { promptTokens: number; completionTokens: number }): void;
+}
+
+/** Host calls (LLM requests behind toolbox functions) one guard run may make, by default. */
+export const DEFAULT_MAX_HOST_CALLS_PER_RUN = 16;
+
 /** A function of the executor's that guard code reaches through its toolbox (e.g. the LLM classifier). */
-export type HostFunction = (tenant: string, args: unknown[]) => Promise<unknown>;
+export type HostFunction = (tenant: string, args: unknown[], context: HostCallContext) => Promise<unknown>;
 
 export interface SandboxProcessPoolOptions {
   /** Module the workers run: it calls `serveSandboxChild`. */
@@ -34,6 +46,11 @@ export interface SandboxProcessPoolOptions {
    */
   queueTimeoutMs?: number;
   hostFunctions?: Record<string, HostFunction>;
+  /**
+   * Host calls one run may make (each may be an LLM request). Past it a call fails inside the
+   * guard code. Default 16: one check once made 6,912 LLM requests through a toolbox function.
+   */
+  maxHostCallsPerRun?: number;
   env?: NodeJS.ProcessEnv;
   /** Told about every worker that died or was killed, with the reason. */
   onWorkerGone?: (event: { pid: number | undefined; reason: string; culprits: number; bystanders: number }) => void;
@@ -58,6 +75,9 @@ interface PendingRun {
   retried: boolean;
   /** Counted in activeByTenant (dispatched, not yet finished or requeued). */
   active?: boolean;
+  /** Ends every host call of the run when the run ends. */
+  hostAbort: AbortController;
+  hostUsage: { calls: number; promptTokens: number; completionTokens: number };
   worker?: SandboxWorker;
   state?: WorkerRun;
   timer?: NodeJS.Timeout;
@@ -128,6 +148,8 @@ export class SandboxProcessPool {
         startedNs: process.hrtime.bigint(),
         resolve,
         retried: false,
+        hostAbort: new AbortController(),
+        hostUsage: { calls: 0, promptTokens: 0, completionTokens: 0 },
       };
       this.byId.set(run.id, run);
       this.queue.push(run);
@@ -235,7 +257,17 @@ export class SandboxProcessPool {
   private async callHost(run: PendingRun, name: string, args: unknown[]): Promise<unknown> {
     const fn = this.options.hostFunctions && Object.hasOwn(this.options.hostFunctions, name) ? this.options.hostFunctions[name] : undefined;
     if (!fn) throw new Error(`no host function '${name}'`);
-    return fn(run.request.tenant, args);
+    const max = this.options.maxHostCallsPerRun ?? DEFAULT_MAX_HOST_CALLS_PER_RUN;
+    if (run.hostUsage.calls >= max) throw new Error(`a guard run may make at most ${max} toolbox calls that reach the host (LLM)`);
+    if (run.hostAbort.signal.aborted) throw new Error('the guard run has ended');
+    run.hostUsage.calls++;
+    return fn(run.request.tenant, args, {
+      signal: run.hostAbort.signal,
+      addUsage: (usage) => {
+        run.hostUsage.promptTokens += usage.promptTokens;
+        run.hostUsage.completionTokens += usage.completionTokens;
+      },
+    });
   }
 
   private onDeadline(run: PendingRun): void {
@@ -299,7 +331,9 @@ export class SandboxProcessPool {
     if (!this.byId.delete(run.id)) return;
     if (run.timer) clearTimeout(run.timer);
     this.release(run);
-    run.resolve(result);
+    // Host calls still in flight (an LLM request past the deadline) are cancelled.
+    run.hostAbort.abort();
+    run.resolve(run.hostUsage.calls > 0 ? { ...result, hostUsage: { ...run.hostUsage } } : result);
     // The tenant may have runs waiting for its share.
     if (this.queue.length > 0) queueMicrotask(() => this.pump());
   }
