@@ -97,7 +97,7 @@ describe('compile once, check many', () => {
       id: 'hotels-llm',
       requests: 'No hotels.',
       mode: 'compiled' as const,
-      toolbox: ['core', 'seeact'],
+      toolbox: ['core' as const, 'seeact' as const],
       program,
       examples: [{ id: 'lodging', input: 'a room for two nights in Cusco', label: 1 as const }],
     };
