@@ -28,6 +28,7 @@ import {
   type PolicyInput,
 } from '@guardagent/schemas';
 import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
+import { LRUCache } from 'lru-cache';
 import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
@@ -58,7 +59,7 @@ const MISSED_ANNOUNCEMENT_POLL_MS = 2000;
 export class QueueTransport implements GuardTransport {
   readonly tenant: string;
   readonly prefix: string;
-  private readonly policyCache = new Map<string, { registered: RegisteredPolicy; at: number }>();
+  private readonly policyCache = new LRUCache<string, { registered: RegisteredPolicy; at: number }>({ max: 10_000 });
   private queueEvents: QueueEvents | null = null;
   private queueEventsConnection: Redis | null = null;
   private readonly closing = new AbortController();

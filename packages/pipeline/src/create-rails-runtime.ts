@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { RedisApprovalStore, RedisRateLimiter, compileRails, evaluateRails, type CompiledRails } from '@guardagent/rails';
 import type { RailsRuntime } from './rails-runtime';
 
@@ -6,8 +7,11 @@ import type { RailsRuntime } from './rails-runtime';
  * Rails with their shared state in Redis: rate-limit windows and approval tokens are seen by
  * every executor process. A policy's rails are compiled (ajv, CEL) once per policy digest.
  */
+/** Compiled rails kept per process (ajv validators and CEL programs; digests are the clients'). */
+const COMPILED_RAILS_ENTRIES = 1000;
+
 export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
-  const compiled = new Map<string, CompiledRails>();
+  const compiled = new LRUCache<string, CompiledRails>({ max: COMPILED_RAILS_ENTRIES });
   const rateLimiter = new RedisRateLimiter({ redis, prefix });
   const approvals = new RedisApprovalStore({ redis, prefix });
   return {

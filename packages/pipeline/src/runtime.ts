@@ -8,6 +8,7 @@ import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import type { SandboxProcessPool } from '@guardagent/sandbox';
 import type { PipelineDeps } from './pipeline-deps';
 import { requestBackgroundCompile } from './request-compile';
+import { LRUCache } from 'lru-cache';
 import { cachedClassifier } from './cached-classifier';
 import { createRailsRuntime } from './create-rails-runtime';
 import { startStageWorker } from './stage-worker';
@@ -60,11 +61,10 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     maxMs: Math.max(1, Math.floor((config.lockDurationMs * 2) / 3)),
   };
   // The LLM classifier behind `classifyTaskWithLlm`, one per tenant (its cache is per tenant).
-  const classifiers = new Map<string, ReturnType<typeof cachedClassifier>>();
+  const classifiers = new LRUCache<string, ReturnType<typeof cachedClassifier>>({ max: 10_000 });
   const classify = (tenant: string) => {
     let classifier = classifiers.get(tenant);
     if (!classifier && llm) {
-      if (classifiers.size >= 10_000) classifiers.clear();
       classifiers.set(tenant, (classifier = cachedClassifier(llm, redis, config.prefix, tenant)));
     }
     return classifier;

@@ -27,6 +27,8 @@ export function keys(prefix: string) {
     tenantByKeyHash: (hash: string) => `${prefix}:tenant-keys:${hash}`,
     tenantKeyRecords: (tenant: string) => `${prefix}:tenants:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:metrics:decisions`,
+    /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
+    metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,
   };
 }

@@ -21,7 +21,14 @@ const SAVE_DECISION = new RedisScript(
 redis.call('ZREM', KEYS[5], ARGV[7])
 local ok = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
 if ok then
-  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+  -- A tenant's decisions are counted per policy id for its first ARGV[10] policies only.
+  local field = ARGV[3]
+  if redis.call('SISMEMBER', KEYS[6], ARGV[9]) == 1 or redis.call('SCARD', KEYS[6]) < tonumber(ARGV[10]) then
+    redis.call('SADD', KEYS[6], ARGV[9])
+  else
+    field = ARGV[11]
+  end
+  redis.call('HINCRBY', KEYS[2], field, 1)
   if ARGV[6] ~= '' then
     redis.call('HINCRBY', KEYS[3], 'done', 1)
     redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
@@ -36,6 +43,14 @@ end
 if ok then return 1 else return 0 end
 `,
 );
+
+/**
+ * Policy ids one tenant's decision counts are labelled with; decisions of any further policy
+ * (clients name inline policies freely) are counted under OTHER_POLICIES_LABEL, so the metric's
+ * label sets stay bounded.
+ */
+export const METRIC_POLICIES_PER_TENANT = 100;
+export const OTHER_POLICIES_LABEL = '_other';
 
 export interface SaveDecisionOptions {
   tenant: string;
@@ -71,6 +86,7 @@ export class ResultStore {
         batchId ? this.keys.batch(tenant, batchId) : this.keys.metricsDecisions(),
         batchId ? this.keys.batchResults(tenant, batchId) : this.keys.metricsDecisions(),
         this.keys.jobsInFlight(tenant),
+        this.keys.metricsPolicies(tenant),
       ],
       [
         decisionJson,
@@ -81,6 +97,9 @@ export class ResultStore {
         batchId ? outcome : '',
         decision.id,
         bare,
+        decision.policy.id,
+        String(METRIC_POLICIES_PER_TENANT),
+        `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,
       ],
     )) as number;
     return stored === 1;

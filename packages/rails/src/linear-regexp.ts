@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 
 /** Longest pattern a policy (or a CEL argument) may hand the engine. */
@@ -17,8 +18,10 @@ export class UnsupportedPatternError extends Error {
   }
 }
 
-const cache = new Map<string, LinearRegExp>();
-const MAX_CACHED = 1000;
+/** Compiled tenant patterns kept per process. */
+const MAX_CACHED_PATTERNS = 1000;
+const cache = new LRUCache<string, LinearRegExp>({ max: MAX_CACHED_PATTERNS });
+
 
 /**
  * Compile a tenant-supplied pattern (argument-schema `pattern`, CEL `matches()`) for the
@@ -47,7 +50,6 @@ export function compileLinearRegExp(pattern: string, flags = ''): LinearRegExp {
     throw new UnsupportedPatternError(pattern, `${(error as Error).message} (RE2 syntax: no backreferences or lookaround)`);
   }
   const linear: LinearRegExp = { test: (text: string) => compiled.matcher(text).find() };
-  if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(key, linear);
   return linear;
 }

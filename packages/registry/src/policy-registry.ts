@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { NotFoundError } from '@guardagent/errors';
 import { PolicySchema, type Policy } from '@guardagent/schemas';
 import { keys, type Keys } from '@guardagent/queue';
@@ -11,17 +12,39 @@ export interface RegisteredPolicy {
 }
 
 /**
+ * A snapshot only sent inline with checks (never stored with PUT) expires this long after it was
+ * last used: clients invent digests with every inline policy, and Redis must not keep them all.
+ */
+export const INLINE_SNAPSHOT_TTL_SECONDS = 7 * 86_400;
+/** In-process snapshot cache: at most this many policies, and this many characters of policy JSON. */
+const SNAPSHOT_CACHE_ENTRIES = 10_000;
+const SNAPSHOT_CACHE_CHARS = 64 * 1024 * 1024;
+
+interface CachedSnapshot {
+  registered: RegisteredPolicy;
+  chars: number;
+  /** When this process last refreshed the snapshot's TTL in Redis (0: never; it was read, not stored). */
+  touchedAt: number;
+}
+
+/**
  * Policies per tenant, as code: each version is stored immutably by digest, and a policy id
- * points at its current digest. Immutable snapshots are cached in process for ever.
+ * points at its current digest. Snapshots are cached in process (bounded by count and size);
+ * stored versions persist in Redis, inline ones expire when unused.
  */
 export class PolicyRegistry {
   private readonly keys: Keys;
-  private readonly snapshots = new Map<string, RegisteredPolicy>();
+  private readonly snapshots = new LRUCache<string, CachedSnapshot>({
+    max: SNAPSHOT_CACHE_ENTRIES,
+    maxSize: SNAPSHOT_CACHE_CHARS,
+    sizeCalculation: (entry) => Math.max(1, entry.chars),
+  });
   private readonly digestOfObject = new WeakMap<Policy, RegisteredPolicy>();
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    private readonly now: () => number = Date.now,
   ) {
     this.keys = keys(prefix);
   }
@@ -35,22 +58,35 @@ export class PolicyRegistry {
     return registered;
   }
 
-  /** Store a snapshot (idempotent) without changing which version the id points at. */
+  /**
+   * Store an inline policy's snapshot (idempotent) without changing which version the id points
+   * at. It expires INLINE_SNAPSHOT_TTL_SECONDS after its last use; each use refreshes that (at most
+   * every quarter of it per process). A snapshot stored with put() is not given a TTL.
+   */
   async storeSnapshot(tenant: string, policy: Policy): Promise<RegisteredPolicy> {
     const registered = this.describe(policy);
     const cacheKey = `${tenant}:${registered.digest}`;
-    if (!this.snapshots.has(cacheKey)) {
-      await this.redis.set(this.keys.policySnapshot(tenant, registered.digest), JSON.stringify(policy), 'NX');
-      this.snapshots.set(cacheKey, registered);
-    }
+    const cached = this.snapshots.get(cacheKey);
+    const now = this.now();
+    if (cached && now - cached.touchedAt < (INLINE_SNAPSHOT_TTL_SECONDS * 1000) / 4) return registered;
+    const key = this.keys.policySnapshot(tenant, registered.digest);
+    const json = JSON.stringify(policy);
+    const created = await this.redis.set(key, json, 'EX', INLINE_SNAPSHOT_TTL_SECONDS, 'NX');
+    // Already there: refresh an inline snapshot's TTL; GT leaves a persistent (stored) one alone.
+    if (created !== 'OK') await this.redis.expire(key, INLINE_SNAPSHOT_TTL_SECONDS, 'GT');
+    this.snapshots.set(cacheKey, { registered, chars: json.length, touchedAt: now });
     return registered;
   }
 
-  /** Register a policy version and make it the current one for its id. */
+  /** Register a policy version (kept without expiry) and make it the current one for its id. */
   async put(tenant: string, policy: Policy): Promise<RegisteredPolicy> {
-    const registered = await this.storeSnapshot(tenant, policy);
+    const registered = this.describe(policy);
+    const json = JSON.stringify(policy);
+    this.snapshots.set(`${tenant}:${registered.digest}`, { registered, chars: json.length, touchedAt: this.now() });
     await this.redis
       .multi()
+      // A plain SET also clears the TTL of an inline snapshot of the same digest.
+      .set(this.keys.policySnapshot(tenant, registered.digest), json)
       .set(this.keys.policyCurrent(tenant, policy.id), registered.digest)
       .sadd(this.keys.policyIndex(tenant), policy.id)
       .exec();
@@ -67,12 +103,12 @@ export class PolicyRegistry {
   async getByDigest(tenant: string, digest: string): Promise<RegisteredPolicy> {
     const cacheKey = `${tenant}:${digest}`;
     const cached = this.snapshots.get(cacheKey);
-    if (cached) return cached;
+    if (cached) return cached.registered;
     const raw = await this.redis.get(this.keys.policySnapshot(tenant, digest));
     if (!raw) throw new NotFoundError('policy version', digest);
     const policy = PolicySchema.parse(JSON.parse(raw));
     const registered = { policy, digest, programDigest: programDigest(policy) };
-    this.snapshots.set(cacheKey, registered);
+    this.snapshots.set(cacheKey, { registered, chars: raw.length, touchedAt: 0 });
     return registered;
   }
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { keys, type Keys } from '@guardagent/queue';
 import { VerificationReportSchema, type VerificationReport } from '@guardagent/schemas';
@@ -22,11 +23,19 @@ const NEGATIVE_CACHE_MS = 1000;
 /** How long a promoted program is believed: a failed re-verification demotes it, for every executor. */
 const POSITIVE_CACHE_MS = 5000;
 
+const PROGRAM_CACHE_ENTRIES = 10_000;
+const PROGRAM_CACHE_CHARS = 64 * 1024 * 1024;
+
 /** Verified programs by program digest, cached in process (hits for seconds, misses for one). */
 export class ProgramStore {
   private readonly keys: Keys;
-  private readonly promoted = new Map<string, { program: PromotedProgram; at: number; raw: string }>();
-  private readonly misses = new Map<string, number>();
+  // Bounded: program digests come from policies clients send (inline), so their number is theirs.
+  private readonly promoted = new LRUCache<string, { program: PromotedProgram; at: number; raw: string }>({
+    max: PROGRAM_CACHE_ENTRIES,
+    maxSize: PROGRAM_CACHE_CHARS,
+    sizeCalculation: (entry) => Math.max(1, entry.raw.length),
+  });
+  private readonly misses = new LRUCache<string, number>({ max: PROGRAM_CACHE_ENTRIES });
 
   constructor(
     private readonly redis: Redis,

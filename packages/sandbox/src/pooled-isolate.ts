@@ -3,7 +3,7 @@ import { isolatedVm } from './isolated-vm';
 import { errorMessage } from '@guardagent/errors';
 import { GuardContext } from './guard-context';
 import { HARNESS_SOURCE } from './harness-source';
-import { LruCache } from './lru-cache';
+import { LRUCache } from 'lru-cache';
 import { IsolateGoneSignal } from './outcome';
 import type { ToolboxShape } from './run-request-schema';
 
@@ -43,8 +43,8 @@ export class PooledIsolate {
   retired = false;
   private readonly harness: ivm.Script;
   private checker: ivm.Reference<(body: string) => string> | undefined;
-  private readonly scripts: LruCache<string, CompiledGuard>;
-  private readonly programs: LruCache<string, GuardContext>;
+  private readonly scripts: LRUCache<string, CompiledGuard>;
+  private readonly programs: LRUCache<string, GuardContext>;
 
   constructor(private readonly options: PooledIsolateOptions) {
     this.isolate = new isolatedVm.Isolate({
@@ -52,10 +52,14 @@ export class PooledIsolate {
       onCatastrophicError: options.onCatastrophicError,
     });
     this.harness = this.isolate.compileScriptSync(HARNESS_SOURCE, { filename: 'sandbox-harness.js' });
-    this.scripts = new LruCache(options.maxCachedScripts, (compiled) => {
-      if ('script' in compiled) safely(() => compiled.script.release());
+    // dispose runs on eviction, delete, replacement and clear: isolate resources are freed with them.
+    this.scripts = new LRUCache<string, CompiledGuard>({
+      max: options.maxCachedScripts,
+      dispose: (compiled) => {
+        if ('script' in compiled) safely(() => compiled.script.release());
+      },
     });
-    this.programs = new LruCache(options.maxProgramContexts, (context) => context.retire());
+    this.programs = new LRUCache<string, GuardContext>({ max: options.maxProgramContexts, dispose: (context) => context.retire() });
   }
 
   get isDisposed(): boolean {

@@ -55,6 +55,8 @@ export const SandboxPoolOptionsSchema = z
     maxProgramContexts: z.number().int().min(1),
     defaultLimits: SandboxLimitsSchema,
     onCatastrophicError: z.custom<(message: string) => void>((v) => typeof v === 'function', 'expected a function'),
+    idleGroupMs: z.number().int().min(1),
+    now: z.custom<() => number>((v) => typeof v === 'function', 'expected a function'),
   })
   .partial()
   .strict();

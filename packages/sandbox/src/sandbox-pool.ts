@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { errorMessage } from '@guardagent/errors';
@@ -6,6 +7,7 @@ import { IsolateGoneSignal, type Outcome } from './outcome';
 import { PooledIsolate } from './pooled-isolate';
 import { parseLimits, parsePoolOptions, parseRunRequest, toolboxShape, type ToolboxShape } from './run-request-schema';
 import { SandboxPoolClosedError } from './sandbox-pool-closed-error';
+import { snapMemoryMb } from './process/snap-memory';
 import {
   DEFAULT_LIMITS,
   type ResolvedLimits,
@@ -60,6 +62,10 @@ export class SandboxPool {
   private readonly onCatastrophicError: (message: string) => void;
   /** Slots per isolate memory size; a null slot gets an isolate when next picked. */
   private readonly groups = new Map<number, (PooledIsolate | null)[]>();
+  /** When each group last got a run. */
+  private readonly groupUsedAt = new Map<number, number>();
+  private readonly idleGroupMs: number;
+  private readonly now: () => number;
   /** Retired isolates still finishing runs; disposed when their last run ends. */
   private readonly draining = new Set<PooledIsolate>();
   private cursor = 0;
@@ -79,6 +85,8 @@ export class SandboxPool {
     this.maxRunsPerProgramContext = o.maxRunsPerProgramContext ?? 1000;
     this.maxCachedScripts = o.maxCachedScripts ?? 256;
     this.maxProgramContexts = o.maxProgramContexts ?? 16;
+    this.idleGroupMs = o.idleGroupMs ?? 60_000;
+    this.now = o.now ?? Date.now;
     this.onCatastrophicError =
       o.onCatastrophicError ??
       ((message) => {
@@ -115,6 +123,7 @@ export class SandboxPool {
     }
     return {
       isolates,
+      groups: this.groups.size,
       runs: this.runs,
       recycled: this.recycled,
       disposedByLimit: this.disposedByLimit,
@@ -140,16 +149,17 @@ export class SandboxPool {
     const limits: ResolvedLimits = parsed.limits
       ? { ...this.defaultLimits, ...(parseLimits(parsed.limits, 'sandbox limits') as SandboxLimits) }
       : this.defaultLimits;
+    // Isolates are pooled per memory size: a few sizes, however many values policies ask for.
+    if (limits.memoryMb !== this.memoryMb) limits.memoryMb = snapMemoryMb(limits.memoryMb);
     return { request: { ...parsed, toolbox: request.toolbox }, shape, limits, hash: this.codeHash(parsed.code) };
   }
 
   // A verified program's code is the same string on every run: hash it once, not per run.
-  private readonly codeHashes = new Map<string, string>();
+  private readonly codeHashes = new LRUCache<string, string>({ max: 256, maxSize: 16 * 1024 * 1024, sizeCalculation: (_hash, code) => Math.max(1, code.length) });
   private codeHash(code: string): string {
     let hash = this.codeHashes.get(code);
     if (hash === undefined) {
       hash = createHash('sha256').update(code).digest('hex');
-      if (this.codeHashes.size >= 256) this.codeHashes.delete(this.codeHashes.keys().next().value as string);
       this.codeHashes.set(code, hash);
     }
     return hash;
@@ -199,6 +209,9 @@ export class SandboxPool {
 
   /** Least-busy isolate of the group, starting the scan at a rotating cursor. */
   private pick(memoryMb: number): PooledIsolate {
+    const now = this.now();
+    this.groupUsedAt.set(memoryMb, now);
+    this.freeIdleGroups(now);
     let slots = this.groups.get(memoryMb);
     if (!slots) {
       slots = new Array<PooledIsolate | null>(this.size).fill(null);
@@ -247,6 +260,17 @@ export class SandboxPool {
       }
     }
     if (isolate.retired && isolate.inflight === 0 && this.draining.delete(isolate)) isolate.dispose();
+  }
+
+  /** Groups of a non-default memory size unused for idleGroupMs are retired with their isolates. */
+  private freeIdleGroups(now: number): void {
+    for (const [memoryMb, usedAt] of this.groupUsedAt) {
+      if (memoryMb === this.memoryMb || now - usedAt < this.idleGroupMs) continue;
+      const slots = this.groups.get(memoryMb) ?? [];
+      for (const slot of slots) if (slot) this.retire(slot);
+      this.groups.delete(memoryMb);
+      this.groupUsedAt.delete(memoryMb);
+    }
   }
 
   /** Take the isolate out of service; it is disposed once its last run ended. */

@@ -81,10 +81,19 @@ export interface SandboxPoolOptions {
   defaultLimits?: SandboxLimits;
   /** V8 lost control of an isolate; see isolated-vm's `onCatastrophicError`. Default: log to stderr. */
   onCatastrophicError?: (message: string) => void;
+  /**
+   * A group of isolates of a memory size other than the default is freed after this long without
+   * a run. Default 60,000.
+   */
+  idleGroupMs?: number;
+  /** Clock (tests). Default Date.now. */
+  now?: () => number;
 }
 
 export interface SandboxPoolStats {
   isolates: number;
+  /** Groups of isolates, one per memory size in use. */
+  groups: number;
   runs: number;
   recycled: number;
   disposedByLimit: number;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { serveSandboxChild, type HostCall } from '@guardagent/sandbox';
 import type { ToolboxPack } from '@guardagent/schemas';
 import { createToolbox, toolboxFunctions, type BuiltToolboxFunction, type ToolboxDeps } from '@guardagent/toolbox';
@@ -10,7 +11,7 @@ import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV } from './sandbox-work
 const hostFunctions = new Set((process.env[SANDBOX_HOST_FUNCTIONS_ENV] ?? '').split(',').filter(Boolean));
 
 /** Synchronous toolbox functions need nothing per run: built once per pack list. */
-const syncToolboxes = new Map<string, BuiltToolboxFunction[]>();
+const syncToolboxes = new LRUCache<string, BuiltToolboxFunction[]>({ max: 64 });
 
 function hostDeps(callHost: HostCall): ToolboxDeps {
   return hostFunctions.has('classify')
@@ -27,7 +28,6 @@ serveSandboxChild({
     let base = syncToolboxes.get(key);
     if (!base) {
       base = createToolbox(packs as ToolboxPack[]);
-      if (syncToolboxes.size >= 64) syncToolboxes.clear();
       syncToolboxes.set(key, base);
     }
     if (!base.some((f) => f.async)) return base;

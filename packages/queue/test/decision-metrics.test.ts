@@ -1,0 +1,56 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, ResultStore, keys } from '../src/index';
+
+const redis = new Redis(testRedisUrl());
+afterAll(() => redis.disconnect());
+
+const decision = (id: string, policy: string) => ({
+  id,
+  policy: { id: policy, version: '1', digest: 'd', programDigest: 'p' },
+  decision: 'deny' as const,
+  status: 'ok' as const,
+  layer: 'rails' as const,
+  mode: null,
+  reasons: [],
+  rules: [],
+  details: {},
+  plan: null,
+  code: null,
+  attempts: 0,
+  timings: {},
+  usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+  traceId: '0'.repeat(32),
+  createdAt: new Date().toISOString(),
+});
+
+describe('decision counts', () => {
+  it(`label at most ${METRIC_POLICIES_PER_TENANT} policy ids per tenant; the rest count as ${OTHER_POLICIES_LABEL}`, async () => {
+    const prefix = uniquePrefix('metrics');
+    const store = new ResultStore(redis, prefix, 60);
+    const policies = METRIC_POLICIES_PER_TENANT + 50;
+    for (let i = 0; i < policies; i++) {
+      expect(await store.saveDecision(decision(`a-${i}`, `inline-${i}`), { tenant: 'flood', replyTo: null, batchId: null })).toBe(true);
+    }
+    // A second decision of a labelled policy keeps its label; another tenant has its own budget.
+    await store.saveDecision(decision('again', 'inline-0'), { tenant: 'flood', replyTo: null, batchId: null });
+    await store.saveDecision(decision('quiet-1', 'refunds'), { tenant: 'quiet', replyTo: null, batchId: null });
+    const counts = await redis.hgetall(keys(prefix).metricsDecisions());
+    const fields = Object.keys(counts);
+    expect(fields.filter((f) => f.startsWith('flood|'))).toHaveLength(METRIC_POLICIES_PER_TENANT + 1);
+    expect(counts[`flood|${OTHER_POLICIES_LABEL}|deny|ok`]).toBe('50');
+    expect(counts['flood|inline-0|deny|ok']).toBe('2');
+    expect(counts['quiet|refunds|deny|ok']).toBe('1');
+    const total = Object.values(counts).reduce((sum, v) => sum + Number(v), 0);
+    expect(total).toBe(policies + 2);
+  });
+
+  it('a decision leaves the tenant\'s in-flight set, stored or not', async () => {
+    const prefix = uniquePrefix('metrics');
+    const store = new ResultStore(redis, prefix, 60);
+    await redis.zadd(keys(prefix).jobsInFlight('t'), Date.now(), 'j-1');
+    expect(await store.saveDecision(decision('j-1', 'p'), { tenant: 't', replyTo: null, batchId: null })).toBe(true);
+    expect(await redis.zcard(keys(prefix).jobsInFlight('t'))).toBe(0);
+  });
+});
