@@ -54,6 +54,26 @@ describe('per-request pipeline (planner → codegen → executor ⇄ debugger)',
     expect(await stack.client.result(decision.id)).toEqual(decision);
   });
 
+  it('stores a large job once: later hops carry no copy of its text, and every stage still sees it', async () => {
+    llm.enqueue(planReply, codeReply(ageCode));
+    const notes = 'n'.repeat(50_000);
+    const decision = await stack.client.check({ policy: 'hotel-age', input: `Task: book a hotel\nage: 16\n${notes}`, output: 'ACTION: CLICK Book' });
+    expect(decision).toMatchObject({ decision: 'deny', status: 'ok', mode: 'per-request' });
+    // The planner and codegen prompts had the text (read back from the stored payload).
+    expect(JSON.stringify(llm.requests[0].body.messages)).toContain('age: 16');
+    const runtime = stack.runtime!;
+    const hops = await Promise.all(
+      [['memory', 1], ['planner', 2], ['codegen', 3], ['executor', 4]].map(async ([stage, step]) =>
+        runtime.redis.hget(`${stack.prefix}:${stage}:${decision.id}__${step}`, 'data'),
+      ),
+    );
+    expect(hops.every((data) => data !== null)).toBe(true);
+    for (const data of hops) {
+      expect(data!.length).toBeLessThan(20_000);
+      expect(JSON.parse(data!).state).toMatchObject({ jobStored: true, job: { input: '' } });
+    }
+  });
+
   it('allows when the generated code says so', async () => {
     llm.enqueue(planReply, codeReply(ageCode));
     const decision = await stack.client.check({ policy: 'hotel-age', input: 'Task: book a hotel\nage: 40', output: 'ACTION: CLICK Book' });

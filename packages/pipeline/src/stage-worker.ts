@@ -57,7 +57,15 @@ export async function processStageJob(stage: Stage, job: Job, runtime: StageWork
 
   const parsed = PipelineJobSchema.safeParse(job.data);
   if (!parsed.success) return endUnparseable(stage, job, runtime, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  const state = parsed.data.state;
+  let state = parsed.data.state;
+  if (state.jobStored) {
+    const payload = await runtime.results.getJobPayload(state.tenant, state.jobId);
+    if (!payload) {
+      await applyOutcome(errorOutcomeClosed(state, { code: 'JOB_PAYLOAD_EXPIRED', message: `the job's stored payload is gone (kept as long as decisions)` }), runtime);
+      return 'payload-expired';
+    }
+    state = { ...state, job: payload };
+  }
   const handlers: Partial<Record<string, PipelineHandler>> = PIPELINE_HANDLERS[stage];
   const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
 
@@ -95,10 +103,11 @@ export async function processStageJob(stage: Stage, job: Job, runtime: StageWork
 async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime): Promise<void> {
   const finalize = { results: runtime.results, queues: runtime.queues, programs: runtime.deps.programs, now: runtime.deps.now };
   switch (outcome.kind) {
-    case 'next':
+    case 'next': {
       // Deterministic id per hop: if this worker dies after adding, the retry adds nothing new.
-      await runtime.queues.add(outcome.stage, outcome.jobKind, { state: outcome.state }, `${outcome.state.jobId}__${outcome.state.step}`);
+      await runtime.queues.add(outcome.stage, outcome.jobKind, { state: await withStoredPayload(outcome.state, runtime) }, `${outcome.state.jobId}__${outcome.state.step}`);
       return;
+    }
     case 'decision':
       if (outcome.state.purpose === 'compile') {
         await finalizeCompile(finalize, outcome.state, { status: 'error', report: null, error: { code: 'INTERNAL_ERROR', message: outcome.draft.reasons.join('; ') } });
@@ -113,6 +122,19 @@ async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime):
       return;
   }
 }
+
+/** Payloads smaller than this travel with every hop: storing them apart would cost more than it saves. */
+const STORE_PAYLOAD_OVER_CHARS = 2048;
+
+/** The state a hop job carries: past the first hop, without the job's payload (stored once instead). */
+async function withStoredPayload(state: PipelineState, runtime: StageWorkerRuntime): Promise<PipelineState> {
+  if (state.jobStored) return { ...state, job: EMPTY_PAYLOAD };
+  if (JSON.stringify(state.job).length < STORE_PAYLOAD_OVER_CHARS) return state;
+  await runtime.results.storeJobPayload(state.tenant, state.jobId, state.job);
+  return { ...state, jobStored: true, job: EMPTY_PAYLOAD };
+}
+
+const EMPTY_PAYLOAD: PipelineState['job'] = { input: '', output: '', context: {} };
 
 async function failModeOf(state: PipelineState, deps: PipelineDeps): Promise<'open' | 'closed'> {
   try {

@@ -5,6 +5,8 @@
 export function keys(prefix: string) {
   return {
     decision: (tenant: string, id: string) => `${prefix}:${tenant}:decision:${id}`,
+    /** A job's payload, stored once when it first hops between stages. */
+    jobPayload: (tenant: string, id: string) => `${prefix}:${tenant}:job-payload:${id}`,
     idempotencyBinding: (tenant: string, id: string) => `${prefix}:${tenant}:idempotency:${id}`,
     compileResult: (tenant: string, id: string) => `${prefix}:${tenant}:compile:${id}`,
     replyChannel: (clientId: string) => `${prefix}:replies:${clientId}`,

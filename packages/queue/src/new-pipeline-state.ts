@@ -39,6 +39,7 @@ export function newPipelineState(input: NewStateInput): PipelineState {
     failures: null,
     timings: {},
     usage: emptyUsage(),
+    jobStored: false,
     rails: null,
   };
 }

@@ -65,6 +65,12 @@ export const PipelineStateSchema = z.object({
   failures: z.array(VerificationFailureSchema).nullable(),
   timings: z.record(z.string(), z.number()),
   usage: UsageSchema,
+  /**
+   * The job's payload (input, output, context...) was stored once under `jobPayload` when the job
+   * first hopped to another stage; `job` then travels empty and each stage reads it back, instead of
+   * every hop job holding (and BullMQ keeping for an hour) its own copy.
+   */
+  jobStored: z.boolean().default(false),
   rails: z
     .object({
       rules: z.array(z.string()),

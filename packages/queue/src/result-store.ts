@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { DecisionSchema, type Decision } from '@guardagent/schemas';
 import { keys, type Keys } from './keys';
+import { StageJobPayloadSchema, type StageJobPayload } from './pipeline-state';
 import { RedisScript } from './redis-script';
 
 /** What is announced on a client's reply channel. */
@@ -103,6 +104,17 @@ export class ResultStore {
       ],
     )) as number;
     return stored === 1;
+  }
+
+  /** Store a job's payload once (NX: a retried hop writes nothing), kept as long as decisions. */
+  async storeJobPayload(tenant: string, id: string, payload: StageJobPayload): Promise<void> {
+    await this.redis.set(this.keys.jobPayload(tenant, id), JSON.stringify(payload), 'EX', this.ttlSeconds, 'NX');
+  }
+
+  /** A stored job payload, or null once it expired. */
+  async getJobPayload(tenant: string, id: string): Promise<StageJobPayload | null> {
+    const raw = await this.redis.get(this.keys.jobPayload(tenant, id));
+    return raw === null ? null : StageJobPayloadSchema.parse(JSON.parse(raw));
   }
 
   async getDecision(tenant: string, id: string): Promise<Decision | null> {
