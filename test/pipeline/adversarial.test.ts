@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueTransport } from '@guardagent/client';
+import { silentLogger } from '@guardagent/pipeline';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
+import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { startTestStack, type TestStack } from '../helpers/pipeline-stack';
 
 // Attacks on the executor through ordinary checks, against the real stack (queues, executor,
@@ -10,6 +12,8 @@ import { startTestStack, type TestStack } from '../helpers/pipeline-stack';
 let stack: TestStack;
 let victim: QueueTransport;
 let other: QueueTransport;
+/** A gateway in the executor's process: its /readyz must keep answering during an attack. */
+let gateway: Gateway;
 
 const attackPolicy = (id: string, program: string, limits: PolicyInput['limits'] = {}): PolicyInput => ({
   id,
@@ -40,19 +44,30 @@ beforeAll(async () => {
   victim = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'attacker' });
   other = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'bystander' });
   expect((await other.compile(ordinaryPolicy)).status).toBe('promoted');
+  gateway = await startGateway({ config: { ...stack.config, redisUrl: stack.redisUrl }, port: 0, logger: silentLogger });
 });
 
 afterAll(async () => {
+  await gateway?.close();
   await victim?.close();
   await other?.close();
   await stack?.stop();
 });
 
 /** Run the attack check and 30 ordinary checks of the other tenant at once; note who finished first. */
-async function underAttack(policy: string): Promise<{ attack: Decision; ordinary: Decision[]; ordinaryBeforeAttack: number }> {
+async function underAttack(policy: string): Promise<{ attack: Decision; ordinary: Decision[]; ordinaryBeforeAttack: number; readyDuringAttack: number[] }> {
   let attackDone = false;
   let ordinaryBeforeAttack = 0;
   const attack = victim.check({ policy, input: 'attack' }, { timeoutMs: 30_000 }).finally(() => (attackDone = true));
+  // /readyz of the gateway sharing the executor's process, asked every 100 ms until the attack ends.
+  const readyDuringAttack: number[] = [];
+  const probing = (async () => {
+    while (!attackDone) {
+      const response = await fetch(`${gateway.url}/readyz`, { signal: AbortSignal.timeout(5000) }).catch(() => null);
+      if (!attackDone) readyDuringAttack.push(response?.status ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
   const ordinary = Promise.all(
     Array.from({ length: 30 }, (_, i) =>
       other.check({ policy: 'ordinary', input: i % 2 ? 'stop' : 'go' }, { timeoutMs: 30_000 }).then((d) => {
@@ -61,10 +76,15 @@ async function underAttack(policy: string): Promise<{ attack: Decision; ordinary
       }),
     ),
   );
-  return { attack: await attack, ordinary: await ordinary, ordinaryBeforeAttack };
+  const result = { attack: await attack, ordinary: await ordinary, ordinaryBeforeAttack, readyDuringAttack };
+  await probing;
+  return result;
 }
 
-function expectOrdinaryServed(result: { ordinary: Decision[]; ordinaryBeforeAttack: number }): void {
+function expectOrdinaryServed(result: { ordinary: Decision[]; ordinaryBeforeAttack: number; readyDuringAttack: number[] }): void {
+  // The process answered its readiness probe all along (the attack lasts ≥ 1 s: several probes).
+  expect(result.readyDuringAttack.length).toBeGreaterThanOrEqual(3);
+  expect(new Set(result.readyDuringAttack)).toEqual(new Set([200]));
   expect(result.ordinary.map((d) => d.status)).toEqual(Array(30).fill('ok'));
   expect(result.ordinary.map((d) => d.decision)).toEqual(Array.from({ length: 30 }, (_, i) => (i % 2 ? 'deny' : 'allow')));
   // All 30 were decided while the attack still held its sandbox worker (it takes ≥ 1 s; they take ms).
