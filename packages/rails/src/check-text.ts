@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { PiiKind } from '@guardagent/schemas';
 import { detectPii, redactFindings } from './pii/detect-pii';
 import { detectInjection } from './injection/detect-injection';
@@ -14,8 +15,31 @@ const PII_NAMES: Readonly<Record<PiiKind, string>> = {
   secret: 'a secret (API key, token or private key)',
 };
 
+/**
+ * The rails' time budget for one job, ms. Every detector is linear and texts are capped at
+ * 2,000,000 characters (measured worst case ≈ 0.3 s per capped text), so this is a safety net:
+ * past it the remaining texts are not scanned and the job is denied (rule `rails.deadline`).
+ */
+export const RAILS_DEADLINE_MS = 5000;
+
 /** Accumulates what the pure checks found; turned into a RailsOutcome at the end. */
 export class CheckState {
+  private readonly deadlineAt: number;
+
+  constructor(deadlineMs = RAILS_DEADLINE_MS) {
+    this.deadlineAt = performance.now() + deadlineMs;
+  }
+
+  /** True (and the job denied) once the budget is spent: callers stop scanning. */
+  pastDeadline(): boolean {
+    if (performance.now() <= this.deadlineAt) return false;
+    if (!this.rules.includes('rails.deadline')) {
+      this.deny = true;
+      this.fire('rails.deadline', 'the rails could not finish within their time budget; denied');
+    }
+    return true;
+  }
+
   deny = false;
   pending = false;
   readonly reasons: string[] = [];
@@ -38,7 +62,7 @@ export function checkPii(
   filter: CompiledPiiFilter | undefined,
   state: CheckState,
 ): void {
-  if (!filter || !text) return;
+  if (!filter || !text || state.pastDeadline()) return;
   const found = detectPii(text, filter.kinds);
   if (found.length === 0) return;
   const counts = new Map<PiiKind, number>();
@@ -67,7 +91,7 @@ export function checkInjection(texts: readonly string[], threshold: number | und
   if (threshold === undefined) return;
   let best: { score: number; signals: string[] } | undefined;
   for (const text of texts) {
-    if (!text) continue;
+    if (!text || state.pastDeadline()) continue;
     const result = detectInjection(text);
     if (!best || result.score > best.score) best = result;
   }

@@ -17,6 +17,8 @@ export interface RailsDeps {
   /** Namespace of rate-limit keys and approval tokens. */
   tenant?: string;
   policyId?: string;
+  /** Time budget of the pure checks, ms (default RAILS_DEADLINE_MS). */
+  deadlineMs?: number;
   /** The guard job's id, so a re-run of the same job is neither counted twice nor refused its approval. */
   callId?: string;
 }
@@ -34,9 +36,9 @@ const elapsedUs = (since: number): number => Math.round((performance.now() - sin
  * The synchronous part of the rails: input and output filters and the tool checks that need no
  * store. Fast (no I/O, compiled validators and CEL programs).
  */
-export function checkRails(compiled: CompiledRails, job: RailsJob): RailsCheck {
+export function checkRails(compiled: CompiledRails, job: RailsJob, options: { deadlineMs?: number | undefined } = {}): RailsCheck {
   const started = performance.now();
-  const state = new CheckState();
+  const state = new CheckState(options.deadlineMs);
   const action = job.action;
   const input = textOf(job.input);
   const output = textOf(job.output);
@@ -56,7 +58,8 @@ export function checkRails(compiled: CompiledRails, job: RailsJob): RailsCheck {
   }
 
   let work: PendingToolWork | undefined;
-  if (action?.kind === 'tool_call') work = checkToolCall(compiled, action, job.subject, state);
+  if (action?.kind === 'tool_call' && !state.pastDeadline()) work = checkToolCall(compiled, action, job.subject, state);
+  state.pastDeadline();
   return { state, work, checkUs: elapsedUs(started) };
 }
 
@@ -103,7 +106,7 @@ function finish(
  */
 export async function evaluateRails(compiled: CompiledRails, job: RailsJob, deps: RailsDeps = {}): Promise<RailsOutcome> {
   const started = performance.now();
-  const check = checkRails(compiled, job);
+  const check = checkRails(compiled, job, { deadlineMs: deps.deadlineMs });
   const { state, work } = check;
   if (state.deny) return finish(check, 'deny', started);
   if (!work || (!work.tool.rateLimit && work.approvalRules.length === 0)) return finish(check, 'continue', started);

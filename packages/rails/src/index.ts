@@ -26,3 +26,4 @@ export { RedisApprovalStore, type RedisApprovalStoreOptions } from './stores/red
 export { InMemoryApprovalStore } from './stores/in-memory-approval-store';
 export { newApprovalToken, approvalTokenHash, looksLikeApprovalToken } from './stores/approval-token';
 export { benchmarkRailsEval, BENCHMARK_RAILS_CONFIG } from './benchmark';
+export { RAILS_DEADLINE_MS } from './check-text';

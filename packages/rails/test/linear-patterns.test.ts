@@ -4,7 +4,8 @@ import ts from 'typescript';
 import { checkSync } from 'recheck';
 import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_CHARS } from '@guardagent/schemas';
-import { detectInjection, detectPii } from '../src/index';
+import { RailsConfigSchema } from '@guardagent/schemas';
+import { RAILS_DEADLINE_MS, compileRails, detectInjection, detectPii, evaluateRails } from '../src/index';
 import { PII_PATTERNS } from '../src/pii/pii-patterns';
 import { PHRASE_PATTERNS } from '../src/injection/injection-patterns';
 
@@ -85,4 +86,24 @@ describe('hostile text that froze the executor now ends (1 MB and the maximum in
       expect(findings.every((f) => f.kind === 'secret')).toBe(true);
     });
   }
+});
+
+describe('the rails have a time budget', () => {
+  const rails = compileRails(
+    RailsConfigSchema.parse({ roles: { clerk: { tools: ['pay'] } }, input: { pii: { action: 'redact' }, injection: { threshold: 0.5 } }, output: { pii: { action: 'redact' } } }),
+  );
+  const job = { subject: { id: 'u', roles: ['clerk'] }, action: { kind: 'tool_call' as const, tool: 'pay', args: {} }, input: `${'\n'.repeat(MAX_TEXT_CHARS - 10)}hi`, output: 'ssn' + ' '.repeat(MAX_TEXT_CHARS - 10) };
+
+  it('hostile texts at the maximum size finish well within it', async () => {
+    const outcome = await evaluateRails(rails, job);
+    expect(outcome.rules).not.toContain('rails.deadline');
+    expect(outcome.verdict).toBe('continue');
+  });
+
+  it('past it, the job is denied and the rest is not scanned', async () => {
+    const outcome = await evaluateRails(rails, job, { deadlineMs: -1 });
+    expect(outcome).toMatchObject({ verdict: 'deny', rules: ['rails.deadline'] });
+    expect(outcome.findings.injection).toBeUndefined();
+    expect(RAILS_DEADLINE_MS).toBeGreaterThan(0);
+  });
 });
