@@ -45,6 +45,18 @@ const ATTACKS: Record<string, { policy: PolicyInput; input: string }> = {
     policy: { id: 'adv-pii', mode: 'compiled', rails: { input: { pii: { kinds: ['ssn', 'secret'], action: 'redact' } } } },
     input: `ssn${' '.repeat(1_999_990)}x`,
   },
+  'PII filter, 2 MB of JWT-like text': {
+    policy: { id: 'adv-jwt', mode: 'compiled', rails: { input: { pii: { kinds: ['secret'], action: 'redact' } } } },
+    input: 'eyJ'.repeat(666_666),
+  },
+  'PII filter, 2 MB of PEM BEGIN lines': {
+    policy: { id: 'adv-pem', mode: 'compiled', rails: { input: { pii: { kinds: ['secret'], action: 'redact' } } } },
+    input: '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(62_500),
+  },
+  'injection filter, 1 MB of newlines': {
+    policy: { id: 'adv-inj-1mb', mode: 'compiled', rails: { input: { injection: { threshold: 0.5 } } } },
+    input: '\n'.repeat(1_000_000),
+  },
 };
 
 const ordinaryPolicy: PolicyInput = {
