@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseKeyValueLines } from '../src/packs/core';
+
+// Issue 10: the toolbox reads job text (agent input, output logs, web tasks) with regular
+// expressions, and each must run in time linear in the input. The inputs below are about
+// 1,000,000 characters. The hostile ones are shaped like an input that made a helper's former
+// pattern backtrack quadratically or worse (those versions would not finish within the test
+// timeout); the long ordinary ones check that size alone changes nothing. The results are the
+// same as the former patterns gave (checked on shorter inputs of the same shapes), and ordinary
+// inputs still read as before.
+
+const SIZE = 1_000_000;
+const spaces = (n: number) => ' '.repeat(n);
+/** `unit` repeated to (about) SIZE characters. */
+const fill = (unit: string) => unit.repeat(Math.floor(SIZE / unit.length));
+
+describe('parseKeyValueLines on hostile text', () => {
+  it('hostile: long blank runs around and inside keys and values', () => {
+    const half = SIZE / 2;
+    expect(parseKeyValueLines(`a${spaces(half)}:${spaces(half)}x\ry`)).toEqual({});
+    expect(parseKeyValueLines(`key: value${spaces(SIZE)}x`)).toEqual({ key: `value${spaces(SIZE)}x` });
+    expect(parseKeyValueLines(spaces(SIZE))).toEqual({});
+    expect(parseKeyValueLines(`a${spaces(SIZE)}b`)).toEqual({});
+    expect(parseKeyValueLines(`a: w${'\t'.repeat(SIZE)}\u2028x`)).toEqual({});
+  });
+
+  it('long ordinary text: separators, bullets, words, many lines', () => {
+    const half = SIZE / 2;
+    expect(parseKeyValueLines(`key${spaces(half)}:${spaces(half)}value`)).toEqual({ key: 'value' });
+    expect(parseKeyValueLines('='.repeat(SIZE))).toEqual({});
+    expect(parseKeyValueLines(`-${spaces(SIZE)}-`)).toEqual({});
+    expect(parseKeyValueLines(fill('a '))).toEqual({});
+    expect(parseKeyValueLines(fill('k: v\n'))).toEqual({ k: 'v' });
+    expect(parseKeyValueLines(fill(' :\n'))).toEqual({});
+  });
+
+  it('ordinary lines read as before', () => {
+    const text = '  - Age : 17 \n* domestic= true\nname: "Ann"\n\tdr license:\tno\nbad line\n9x: 1\nuser_info:\na\tb: 1\nnote: a\rb';
+    expect(parseKeyValueLines(text)).toEqual({ Age: 17, domestic: true, name: 'Ann', 'dr license': 'no', user_info: '' });
+  });
+});
