@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseKeyValueLines } from '../src/packs/core';
+import { ehrExtractCode } from '../src/packs/ehragent';
+import { normalizeColumn, normalizeTable } from '../src/packs/ehragent/access-recorder';
 
 // Issue 10: the toolbox reads job text (agent input, output logs, web tasks) with regular
 // expressions, and each must run in time linear in the input. The inputs below are about
@@ -37,5 +39,49 @@ describe('parseKeyValueLines on hostile text', () => {
   it('ordinary lines read as before', () => {
     const text = '  - Age : 17 \n* domestic= true\nname: "Ann"\n\tdr license:\tno\nbad line\n9x: 1\nuser_info:\na\tb: 1\nnote: a\rb';
     expect(parseKeyValueLines(text)).toEqual({ Age: 17, domestic: true, name: 'Ann', 'dr license': 'no', user_info: '' });
+  });
+});
+
+describe('EHRAgent helpers on hostile text', () => {
+  it('ehrExtractCode, hostile: an opening fence, a long run of blank lines and no closing fence', () => {
+    expect(ehrExtractCode(`\`\`\`\n${'\n'.repeat(SIZE)}`)).toBe('```');
+    expect(ehrExtractCode(`\`\`\`py\n${fill(' \n')}x = 1`)).toBe(`\`\`\`py\n${fill(' \n')}x = 1`);
+  });
+
+  it('ehrExtractCode: long ordinary logs', () => {
+    expect(ehrExtractCode(`\`\`\`python${spaces(SIZE)}\nx = 1\n\`\`\``)).toBe('x = 1');
+    expect(ehrExtractCode(fill('```\n'))).toBe('');
+  });
+
+  it('ehrExtractCode: ordinary fenced code reads as before', () => {
+    expect(ehrExtractCode("Solution:\n```python \n\n  db = LoadDB('lab')\n```\nTERMINATE")).toBe("  db = LoadDB('lab')");
+    expect(ehrExtractCode('````python\nx = 1\n````')).toBe('x = 1');
+  });
+
+  it('normalizeTable and normalizeColumn, hostile: long runs of quotes, brackets and blanks', () => {
+    expect(normalizeTable(`${']'.repeat(SIZE)}x`)).toBeNull();
+    expect(normalizeTable(`"lab${'"'.repeat(SIZE)}x`)).toBeNull();
+    expect(normalizeColumn(`max(distinct${'\t'.repeat(SIZE)}()`)).toBeNull();
+    expect(normalizeColumn(`max(x${spaces(SIZE)}y)`)).toBeNull();
+    expect(normalizeColumn(`"age${'"'.repeat(SIZE)}x`)).toBeNull();
+  });
+
+  it('normalizeTable and normalizeColumn: long ordinary names', () => {
+    expect(normalizeTable(`"lab${'"'.repeat(SIZE)}`)).toBe('lab');
+    expect(normalizeColumn(`max(x${spaces(SIZE)})`)).toBe('x');
+    expect(normalizeColumn(`count(distinct${'\t'.repeat(SIZE)}`)).toBeNull();
+    expect(normalizeColumn(`count(distinct${'\t'.repeat(SIZE)}age)`)).toBe('age');
+    expect(normalizeColumn(`${'['.repeat(SIZE)}age]`)).toBe('age');
+  });
+
+  it('normalizeTable and normalizeColumn: ordinary names read as before', () => {
+    expect(normalizeTable(" 'Lab ' ")).toBe('lab');
+    expect(normalizeTable('[patient]')).toBe('patient');
+    expect(normalizeColumn('Lab.LabName')).toBe('labname');
+    expect(normalizeColumn('MAX( "labresulttime" )')).toBe('labresulttime');
+    expect(normalizeColumn('count(DISTINCT patientunitstayid)')).toBe('patientunitstayid');
+    expect(normalizeColumn('count(distinct)')).toBe('distinct');
+    expect(normalizeColumn('count(*)')).toBe('*');
+    expect(normalizeColumn('max(a(b))')).toBeNull();
   });
 });
