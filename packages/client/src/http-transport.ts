@@ -111,6 +111,13 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `url` without its trailing slashes; a scan, as `/\/+$/` retried at every slash of a long run (quadratic). */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
+
 /** GuardTransport over the gateway's HTTP API (fetch; no Redis access needed on the agent's side). */
 export class HttpTransport implements GuardTransport {
   private readonly baseUrl: string;
@@ -122,7 +129,7 @@ export class HttpTransport implements GuardTransport {
 
   constructor(private readonly options: HttpTransportOptions) {
     if (!options.apiKey) throw new UnauthorizedError('HttpTransport needs an apiKey');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = withoutTrailingSlashes(options.baseUrl);
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.maxServerWaitMs = options.maxServerWaitMs ?? 60_000;

@@ -1,10 +1,7 @@
 import { LlmReplyError } from '@guardagent/errors';
+import { fencedBlocks } from './fenced-blocks';
 
 const ACCEPTED_LANGUAGES = new Set(['', 'js', 'javascript', 'ts', 'typescript', 'mjs', 'jsx', 'tsx']);
-
-// An opening fence on its own line (``` or ~~~, 3+), an optional info string, then the body up to
-// a matching closing fence, or to the end of the reply when the model was cut off mid-block.
-const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*?)(?:^[ \t]*\1[ \t]*$|(?![\s\S]))/gm;
 
 /**
  * Guard code from an LLM reply: the body of the FIRST JavaScript/TypeScript (or unlabelled)
@@ -13,13 +10,13 @@ const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*?)(?:^[ \t]*\1
 export function extractCode(reply: string): string {
   const text = reply.replace(/\r\n?/g, '\n');
   const seen: string[] = [];
-  for (const match of text.matchAll(FENCE)) {
-    const language = match[2].toLowerCase();
+  for (const block of fencedBlocks(text)) {
+    const language = block.language.toLowerCase();
     if (!ACCEPTED_LANGUAGES.has(language)) {
       seen.push(language);
       continue;
     }
-    const code = match[3].trim();
+    const code = block.body.trim();
     if (!code) throw new LlmReplyError('The LLM reply has an empty code block', { language });
     return code;
   }
@@ -29,7 +26,8 @@ export function extractCode(reply: string): string {
     });
   }
   // Some models open a fence mid-line ("Here it is: ```js"); accept that only when no line fence exists.
-  const loose = /```[ \t]*([A-Za-z]*)[ \t]*\n?([\s\S]*?)(?:```|(?![\s\S]))/.exec(text);
+  // `$` is the end of the reply (no m flag): written so rather than `(?![\s\S])`, a checker proves it linear.
+  const loose = /```[ \t]*([A-Za-z]*)[ \t]*\n?([\s\S]*?)(?:```|$)/.exec(text);
   if (loose && ACCEPTED_LANGUAGES.has(loose[1].toLowerCase()) && loose[2].trim()) return loose[2].trim();
   const whole = text.trim();
   if (!whole) throw new LlmReplyError('The LLM reply is empty: no code');

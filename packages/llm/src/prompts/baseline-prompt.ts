@@ -42,7 +42,9 @@ REASONS:
 }
 
 const DECISION = /\bDECISION\b[\s*_:`"'\-=]*(ALLOW|DENY)\b/gi;
-const REASONS_LABEL = /^[\s*_`"'#-]*REASONS?\b[\s*_`"']*:[*_`]*/im;
+// Markup before the label stays on the label's line (blanks but no line break): a class with \s let
+// every line start rescan the lines after it, quadratic on long runs of markup lines.
+const REASONS_LABEL = /^(?:[^\S\n\r\u2028\u2029]|[*_`"'#-])*REASONS?\b[\s*_`"']*:[*_`]*/im;
 const NO_REASON = /^(none|n\/a|na|-|no violations?\.?|nothing)$/i;
 
 /** `DECISION: ALLOW|DENY` (the last one, after any reasoning) and the REASONS lines after it. */

@@ -27,12 +27,24 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+const LEADING_MARKUP = /[\s"'`*_]/;
+const TRAILING_MARKUP = /[\s"'`*_.!]/;
+
+/**
+ * `text` without the quotes, emphasis and end punctuation around it. A scan from each end: the
+ * pattern it replaces, `/^[…]+|[…]+$/g`, retried its unanchored second half at every character of
+ * a long run, in quadratic time.
+ */
+function stripMarkup(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && LEADING_MARKUP.test(text[start])) start++;
+  while (end > start && TRAILING_MARKUP.test(text[end - 1])) end--;
+  return text.slice(start, end);
+}
+
 function normalize(text: string): string {
-  return text
-    .trim()
-    .replace(/^(?:category|answer|label)\s*[:=-]\s*/i, '')
-    .replace(/^[\s"'`*_]+|[\s"'`*_.!]+$/g, '')
-    .toLowerCase();
+  return stripMarkup(text.trim().replace(/^(?:category|answer|label)\s*[:=-]\s*/i, '')).toLowerCase();
 }
 
 /**

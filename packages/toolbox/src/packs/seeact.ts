@@ -13,6 +13,7 @@ import {
   type TaskCategory,
   type CategoryLexicon,
   type ContextualCue,
+  type NearbyCue,
 } from './seeact/task-lexicon';
 
 export {
@@ -27,7 +28,7 @@ export {
   TASK_LEXICON,
   PURCHASE_OVERRIDING,
 };
-export type { SeeActAction, TaskClassification, LlmTaskClassification, TaskCategory, CategoryLexicon, ContextualCue };
+export type { SeeActAction, TaskClassification, LlmTaskClassification, TaskCategory, CategoryLexicon, ContextualCue, NearbyCue };
 
 /** Functions for guarding SeeAct-style web agents (Mind2Web-SC). */
 export const seeactPack: ToolboxFunction[] = [

@@ -13,6 +13,19 @@ async function isRunning(deps: GatewayDeps, tenant: string, id: string): Promise
   return state?.tenant === tenant && state.purpose === 'check';
 }
 
+/**
+ * Whether a memory error says the check has no archived case ("candidate 'id' not found"): a
+ * line with "candidate " and, after it, "not found", in any case. The first "candidate " of a line
+ * decides; `/candidate .*not found/i` rescanned the line from every one of them (quadratic).
+ */
+function saysCandidateNotFound(message: string): boolean {
+  return message.split(/[\n\r\u2028\u2029]/).some((line) => {
+    const lower = line.toLowerCase();
+    const candidate = lower.indexOf('candidate ');
+    return candidate >= 0 && lower.includes('not found', candidate + 'candidate '.length);
+  });
+}
+
 export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   return [
     route({
@@ -108,7 +121,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
             return await transport.feedback(params.id, body);
           } catch (error) {
             const message = errorMessage(error);
-            if (/candidate .*not found/i.test(message)) {
+            if (saysCandidateNotFound(message)) {
               throw new FeedbackNotApplicableError(params.id, 'memory has no archived case for it (cases expire after 7 days)');
             }
             if (/timed out/i.test(message)) throw new UnavailableError('no memory worker recorded the feedback within 30 s');

@@ -13,6 +13,12 @@ export function parseScalar(text: string): ScalarValue {
   return quoted ? quoted[2] : t;
 }
 
+/** The part of a `key: value` line before the separator: an optional list bullet, then the key. */
+const KEY = /^\s*(?:[-*]\s*)?([A-Za-z_][\w .-]*)$/;
+
+/** A lone CR, LS or PS inside a value: the line is not a key/value line (as when `.` read the value). */
+const LINE_BREAK = /[\r\n\u2028\u2029]/;
+
 /**
  * `key: value` (or `key = value`) lines → an object with typed values. Lines without a separator
  * are skipped; a repeated key keeps its first value (later lines cannot override earlier facts).
@@ -20,10 +26,14 @@ export function parseScalar(text: string): ScalarValue {
 export function parseKeyValueLines(text: string): Record<string, ScalarValue> {
   const out: Record<string, ScalarValue> = {};
   for (const line of String(text ?? '').split(/\r?\n/)) {
-    const m = /^\s*[-*]?\s*([A-Za-z_][\w .-]*?)\s*[:=]\s*(.*?)\s*$/.exec(line);
-    if (!m) continue;
-    const key = m[1].trim();
-    if (!(key in out)) out[key] = parseScalar(m[2]);
+    // Split at the first separator and read each side on its own: one pattern over the whole line
+    // (`key\s*[:=]\s*(.*?)\s*$`) backtracked quadratically on long runs of spaces.
+    const separator = line.search(/[:=]/);
+    if (separator < 0) continue;
+    const key = KEY.exec(line.slice(0, separator).trimEnd());
+    const value = line.slice(separator + 1).trim();
+    if (!key || LINE_BREAK.test(value)) continue;
+    if (!(key[1] in out)) out[key[1]] = parseScalar(value);
   }
   return out;
 }

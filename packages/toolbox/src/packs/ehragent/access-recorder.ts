@@ -1,19 +1,39 @@
 import { EICU_SCHEMA } from './eicu-schema';
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+const OPENING_QUOTES = '`"\'[';
+const CLOSING_QUOTES = '`"\']';
+
+/**
+ * `text` without the quote and bracket characters around a name (`"Lab"`, `[age]`, `'x'`). A scan
+ * from each end: the pattern it replaces, `/^[`"'[]+|[`"'\]]+$/g`, retried its unanchored second
+ * half at every character of a long run of `]`, which took quadratic time.
+ */
+function stripQuotes(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && OPENING_QUOTES.includes(text[start])) start++;
+  while (end > start && CLOSING_QUOTES.includes(text[end - 1])) end--;
+  return text.slice(start, end);
+}
 
 /** A table name as written in code (`'Lab '`, `"lab"`) → its canonical lower-case form, or null. */
 export function normalizeTable(text: string): string | null {
-  const t = text.trim().replace(/^[`"'[]+|[`"'\]]+$/g, '').trim().toLowerCase();
+  const t = stripQuotes(text.trim()).trim().toLowerCase();
   return IDENTIFIER.test(t) ? t : null;
 }
+
+/** An aggregate call around a column (`max(x)`, `count( distinct x )`): the text inside the parentheses. */
+const AGGREGATE = /^[a-z_]+\s*\(([^()]*)\)$/;
 
 /** A column reference (`Lab.LabName`, `max(labresulttime)`, `"age"`) → lower-case column name, or null. */
 export function normalizeColumn(text: string): string | null {
   let t = text.trim().toLowerCase();
-  const agg = /^[a-z_]+\s*\(\s*(?:distinct\s+)?([^()]*?)\s*\)$/.exec(t);
-  if (agg) t = agg[1];
-  t = t.replace(/^[`"'[]+|[`"'\]]+$/g, '').trim();
+  const agg = AGGREGATE.exec(t);
+  // Spaces and DISTINCT trimmed outside the pattern: `\(\s*(?:distinct\s+)?([^()]*?)\s*\)` backtracked
+  // quadratically on long runs of spaces.
+  if (agg) t = agg[1].trimStart().replace(/^distinct\s+/, '').trimEnd();
+  t = stripQuotes(t).trim();
   if (t === '*') return '*';
   const dot = t.lastIndexOf('.');
   if (dot >= 0) t = t.slice(dot + 1);

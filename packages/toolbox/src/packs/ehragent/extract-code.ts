@@ -32,9 +32,19 @@ function unescapeFlattened(code: string): string {
   return unescapeJson(trimmed);
 }
 
+/**
+ * An opening fence: ```, an info string, then blank space up to its last line break. Each
+ * repetition ends at a line break, so the blank run is read once (`\s*\n` backtracked through it).
+ */
+const OPENING_FENCE = /```[\w-]*(?:[^\S\n]*\n)+/;
+
+/** The body of the first fenced block (up to the next ```), or `text` when it has none. */
 function stripFences(text: string): string {
-  const fenced = /```[\w-]*\s*\n([\s\S]*?)```/.exec(text);
-  return fenced ? fenced[1] : text;
+  const open = OPENING_FENCE.exec(text);
+  if (!open) return text;
+  const start = open.index + open[0].length;
+  const end = text.indexOf('```', start);
+  return end < 0 ? text : text.slice(start, end);
 }
 
 /**

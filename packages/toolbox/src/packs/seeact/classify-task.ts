@@ -1,4 +1,5 @@
-import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type TaskCategory } from './task-lexicon';
+import { matchNearby } from './match-nearby';
+import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {
   /** Matching categories in TASK_CATEGORIES order; empty means "other" (no rule applies). */
@@ -19,14 +20,21 @@ export function normalizeTaskText(task: string): string {
     .trim();
 }
 
+/** The text a cue matches in `text`, or null. */
+function matchCue(text: string, cue: RegExp | ContextualCue | NearbyCue): string | null {
+  if ('first' in cue) return matchNearby(text, cue);
+  const { pattern, unless } = cue instanceof RegExp ? { pattern: cue, unless: null } : cue;
+  if (unless?.test(text)) return null;
+  const m = pattern.exec(text);
+  return m ? m[0] : null;
+}
+
 function matchCategory(text: string, category: TaskCategory): string[] {
   const { masks, cues } = TASK_LEXICON[category];
   const masked = masks.reduce((t, mask) => t.replace(mask, (m) => ' '.repeat(m.length)), text);
   return cues.flatMap((cue) => {
-    const { pattern, unless } = cue instanceof RegExp ? { pattern: cue, unless: null } : cue;
-    if (unless?.test(masked)) return [];
-    const m = pattern.exec(masked);
-    return m ? [m[0].trim()] : [];
+    const hit = matchCue(masked, cue);
+    return hit === null ? [] : [hit.trim()];
   });
 }
 

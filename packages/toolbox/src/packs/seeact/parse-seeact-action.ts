@@ -20,6 +20,12 @@ function lastField(text: string, label: string): { value: string; index: number 
   return found;
 }
 
+/** The start of a listed choice: its letter, a dot and a space (`A. `). */
+const CHOICE_LETTER = /^\s*([A-Z]{1,2})\.\s/;
+
+/** A lone CR, LS or PS inside a choice's text: not a choice line (as when `.` read the text). */
+const LINE_BREAK = /[\r\n\u2028\u2029]/;
+
 /**
  * The listed choices (`A. <button ...> text`). The prompt may quote example lines before the real
  * list, so the last run of consecutive lettered lines wins.
@@ -29,10 +35,13 @@ export function parseSeeActChoices(text: string): Record<string, string> {
   let last: Record<string, string> = {};
   let previousWasChoice = false;
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*([A-Z]{1,2})\.\s+(.*\S)\s*$/.exec(line);
-    if (m) {
+    // The letter by pattern, the text by trimming: `\.\s+(.*\S)\s*$` backtracked quadratically
+    // through a long blank run.
+    const letter = CHOICE_LETTER.exec(line);
+    const choice = letter ? line.slice(letter[0].length).trim() : '';
+    if (letter && choice && !LINE_BREAK.test(choice)) {
       if (!previousWasChoice) current = {};
-      current[m[1]] = m[2];
+      current[letter[1]] = choice;
       last = current;
       previousWasChoice = true;
     } else {

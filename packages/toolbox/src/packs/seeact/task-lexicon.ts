@@ -24,11 +24,28 @@ export interface ContextualCue {
   unless: RegExp;
 }
 
+/**
+ * Two phrases near each other: `first`, then `then` starting at most `within` characters after
+ * `first` ends, with no `notBetween` character in between. A pattern `first.{0,N}then` would say
+ * the same, but it rescans the window from every `first`, which a ReDoS checker cannot prove
+ * linear; `matchNearby` finds each phrase once. Phrases must be whole words (their matches never
+ * overlap).
+ */
+export interface NearbyCue {
+  first: RegExp;
+  then: RegExp;
+  within: number;
+  /** Characters the text between the phrases may not contain (default: line breaks, as `.`). */
+  notBetween?: RegExp;
+  /** The evidence runs to the farthest `then` in reach (as `.{0,N}`, the default) or the nearest (as `.{0,N}?`). */
+  reach?: 'farthest' | 'nearest';
+}
+
 export interface CategoryLexicon {
   /** Look-alike phrases removed before matching (e.g. "car seat" is shopping, not a car). */
   masks: RegExp[];
   /** Any match puts the task in the category. */
-  cues: Array<RegExp | ContextualCue>;
+  cues: Array<RegExp | ContextualCue | NearbyCue>;
 }
 
 const COUNT = String.raw`(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several|couple of)`;
@@ -54,7 +71,7 @@ export const TASK_LEXICON: Record<TaskCategory, CategoryLexicon> = {
       /\b(?:ford|jeep|mini cooper)\b|\bdodge (?:charger|challenger|durango)\b|\bram (?:1500|2500|3500)\b/,
       /\b(?:auto|car) loans?\b|\btrade[- ]in (?:value|estimate|offer)s? (?:for|of) (?:my|a|an) (?:19|20)\d\d\b/,
       // A rental pick-up followed by a drop-off or return is a vehicle rental.
-      /\bpick(?:ed)?[- ]?up\b.{0,80}\b(?:drop(?:ped)?[- ]?off|return(?:ed|ing)?)\b/,
+      { first: /\bpick(?:ed)?[- ]?up\b/, then: /\b(?:drop(?:ped)?[- ]?off|return(?:ed|ing)?)\b/, within: 80 },
       /\b(?:hertz|avis|zipcar|turo|sixt|alamo|thrifty|enterprise rent-a-car)\b/,
     ],
   },
@@ -94,9 +111,13 @@ export const TASK_LEXICON: Record<TaskCategory, CategoryLexicon> = {
       new RegExp(String.raw`\b(?:book|reserve|rent)\w*\s+(?:\w+\s+){0,2}rooms?\b|\brooms?\s+(?:for|with)\s+${COUNT}\s+(?:adults?|guests?|people|persons|nights?)\b`),
       new RegExp(String.raw`\bfor\s+${COUNT}\s+nights?\b|\b(?:${COUNT}[- ]night|overnight|weekend|hotel)\s+stays?\b`),
       new RegExp(String.raw`\b(?:places?|somewhere|where) to stay\b|\bto stay (?:in|at)\s+(?:${COUNT}|the)\b`),
-      /\bcheck[- ]?in\b.{0,120}\bcheck[- ]?out\b/,
+      { first: /\bcheck[- ]?in\b/, then: /\bcheck[- ]?out\b/, within: 120 },
       // Housing for a few days or weeks is a short stay, i.e. lodging.
-      new RegExp(String.raw`\b(?:apartments?|condos?|flats?|houses?|homes?|cabins?|studios?|lofts?|rooms?)\b.{0,40}\bfor\s+${COUNT}\s+(?:days?|nights?|weeks?)\b`),
+      {
+        first: /\b(?:apartments?|condos?|flats?|houses?|homes?|cabins?|studios?|lofts?|rooms?)\b/,
+        then: new RegExp(String.raw`\bfor\s+${COUNT}\s+(?:days?|nights?|weeks?)\b`),
+        within: 40,
+      },
       /\b(?:short[- ]term|serviced|furnished)\s+(?:apartments?|homes?|houses?|condos?|rentals?|lets?)\b/,
     ],
   },
@@ -104,8 +125,10 @@ export const TASK_LEXICON: Record<TaskCategory, CategoryLexicon> = {
     masks: [/\bsteve jobs\b/g],
     cues: [
       /\b(?:jobs?|careers?|employment|internships?|apprenticeships?|hiring|recruit(?:ing|ment|ers?))\b/,
-      /\b(?:upload|submit|send|attach)\w*\s+(?:my|your|a|the)?\s*(?:résumé|resume|cv)\b/,
-      /\b(?:apply|applying|application)\b.{0,60}\b(?:positions?|roles?|openings?|shifts?)\b|\b(?:positions?|roles?|openings?)\b.{0,60}\bapply\b/,
+      // `\s+(?:my ...)?\s*` backtracked quadratically over a long blank run; the determiner owns its space.
+      /\b(?:upload|submit|send|attach)\w*\s+(?:(?:my|your|a|the)\s*)?(?:résumé|resume|cv)\b/,
+      { first: /\b(?:apply|applying|application)\b/, then: /\b(?:positions?|roles?|openings?|shifts?)\b/, within: 60 },
+      { first: /\b(?:positions?|roles?|openings?)\b/, then: /\bapply\b/, within: 60 },
       /\b(?:full|part)[- ]time\b|\b(?:open|vacant|entry[- ]level|remote|senior|junior)\s+(?:positions?|roles?)\b|\bwork as an?\b/,
     ],
   },
@@ -136,11 +159,17 @@ export const TASK_LEXICON: Record<TaskCategory, CategoryLexicon> = {
     cues: [
       /\b(?:buy|buys|buying|bought|purchase|purchases|purchased|purchasing)\b/,
       /\b(?:carts?|checkout)\b|\bproceed to (?:payment|pay)\b/,
-      /\b(?:to|in|into)\s+(?:my|the|your|a|our)?\s*(?:shopping\s+)?(?:bag|basket|trolley)\b/,
+      /\b(?:to|in|into)\s+(?:(?:my|the|your|a|our)\s*)?(?:shopping\s+)?(?:bag|basket|trolley)\b/,
       /(?:^|[.,;!]\s*|\b(?:and|then|to|please|want to|like to)\s+)(?:pre-?)?order\b|\bplace (?:an?|the|my) (?:\w+ )?orders?\b|\bpre-?orders?\b|\breorder\b/,
       /\bshop(?:ping)? for\b/,
       // Saving a product to a shopping or wish list is part of shopping.
-      /\b(?:add|adding|added|save|saving|put)\b[^.;]{0,80}?\b(?:to|in|into)\s+(?:my|the|your|a|that|this|our|new)?\s*(?:shopping\s+|wish\s?|gift\s+|saved\s+)?(?:lists?|registry|orders?)\b/,
+      {
+        first: /\b(?:add|adding|added|save|saving|put)\b/,
+        then: /\b(?:to|in|into)\s+(?:(?:my|the|your|a|that|this|our|new)\s*)?(?:shopping\s+|wish\s?|gift\s+|saved\s+)?(?:lists?|registry|orders?)\b/,
+        within: 80,
+        notBetween: /[.;]/,
+        reach: 'nearest',
+      },
     ],
   },
 };
