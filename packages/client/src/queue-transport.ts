@@ -52,8 +52,6 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export type AdmitJobs = (jobIds: string[]) => Promise<void>;
 /** Idempotent re-submits may join a job someone else is waiting on: look for its result at this pace. */
 const DUPLICATE_POLL_MS = 250;
-/** Any check re-reads its decision at this pace, in case the announcement was missed. */
-const MISSED_ANNOUNCEMENT_POLL_MS = 2000;
 
 /** Submits guard jobs straight onto the BullMQ queues and hears decisions on its own pub/sub channel. */
 export class QueueTransport implements GuardTransport {
@@ -168,12 +166,20 @@ export class QueueTransport implements GuardTransport {
           (decision) => decision && finish(null, decision),
           (error) => finish(error as Error),
         );
-      const stopListening = this.listener.expect('decision', this.tenant, id, (message) => {
-        if (message.decision === undefined) return void fetchResult();
-        const parsed = DecisionSchema.safeParse(message.decision);
-        if (parsed.success) finish(null, parsed.data);
-        else void fetchResult();
-      });
+      // An announcement lost while the subscriber reconnected is made up for by a read once the
+      // subscription is back (onResync), and by one more read at the deadline.
+      const stopListening = this.listener.expect(
+        'decision',
+        this.tenant,
+        id,
+        (message) => {
+          if (message.decision === undefined) return void fetchResult();
+          const parsed = DecisionSchema.safeParse(message.decision);
+          if (parsed.success) finish(null, parsed.data);
+          else void fetchResult();
+        },
+        () => void fetchResult(),
+      );
       // At the deadline, read the store once more: an announcement missed (say, while the
       // subscriber reconnected) must not turn a stored decision into a timeout.
       const timer = setTimeout(() => {
@@ -182,8 +188,8 @@ export class QueueTransport implements GuardTransport {
           () => finish(new CheckTimeoutError(id, timeoutMs)),
         );
       }, timeoutMs);
-      // Keyed re-submits may join a job someone else waits on; any check may miss its announcement.
-      const poller = setInterval(() => void fetchResult(), job.idempotencyKey ? DUPLICATE_POLL_MS : MISSED_ANNOUNCEMENT_POLL_MS);
+      // Keyed re-submits may join a job someone else waits on, whose announcement goes to that caller.
+      const poller = job.idempotencyKey ? setInterval(() => void fetchResult(), DUPLICATE_POLL_MS) : undefined;
       this.enqueue(this.newState(id, job, registered, this.listener.channel, null)).catch((error) => finish(error as Error));
     });
   }

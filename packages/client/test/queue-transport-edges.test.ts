@@ -34,32 +34,47 @@ async function waitingJobId(queue: string): Promise<string> {
 }
 
 describe('QueueTransport at the edges', () => {
-  it('check() finds a decision that was stored but never announced (no idempotency key)', async () => {
+  const storedDecision = (id: string) => ({
+    id,
+    policy: { id: 'p', version: '1', digest: 'd', programDigest: 'pd' },
+    decision: 'allow',
+    status: 'ok',
+    layer: 'guardagent',
+    mode: 'compiled',
+    reasons: [],
+    rules: [],
+    details: {},
+    plan: null,
+    code: null,
+    attempts: 1,
+    timings: { total: 1 },
+    usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+    traceId: '0'.repeat(32),
+    createdAt: new Date().toISOString(),
+  });
+
+  it('check() reads the store once its subscriber is back from a reconnect (the announcement was lost meanwhile)', async () => {
     prefix = uniquePrefix('edges');
     client = await QueueTransport.connect({ redisUrl: testRedisUrl(), prefix });
     await client.putPolicy(policy);
-    const pending = client.check({ policy: 'p', input: 'refund 5' }, { timeoutMs: 8_000 });
+    // A deadline far beyond this test's own timeout: only the read after the reconnect can settle it.
+    const pending = client.check({ policy: 'p', input: 'refund 5' }, { timeoutMs: 120_000 });
     const id = await waitingJobId('executor');
-    const stored = {
-      id,
-      policy: { id: 'p', version: '1', digest: 'd', programDigest: 'pd' },
-      decision: 'allow',
-      status: 'ok',
-      layer: 'guardagent',
-      mode: 'compiled',
-      reasons: [],
-      rules: [],
-      details: {},
-      plan: null,
-      code: null,
-      attempts: 1,
-      timings: { total: 1 },
-      usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-      traceId: '0'.repeat(32),
-      createdAt: new Date().toISOString(),
-    };
-    // Written without the publish an executor would send.
-    await redis.set(keys(prefix).decision('default', id), JSON.stringify(stored));
+    // Written without the publish an executor would send, as if sent while the subscriber was away.
+    await redis.set(keys(prefix).decision('default', id), JSON.stringify(storedDecision(id)));
+    // Drop the subscriber's connection; ioredis reconnects and re-subscribes on its own.
+    const subscriber = (client as unknown as { subscriber: Redis }).subscriber;
+    subscriber.disconnect(true);
+    expect(await pending).toMatchObject({ id, decision: 'allow' });
+  }, 20_000);
+
+  it('check() reads the store once more at its deadline before giving up (no idempotency key)', async () => {
+    prefix = uniquePrefix('edges');
+    client = await QueueTransport.connect({ redisUrl: testRedisUrl(), prefix });
+    await client.putPolicy(policy);
+    const pending = client.check({ policy: 'p', input: 'refund 5' }, { timeoutMs: 1_500 });
+    const id = await waitingJobId('executor');
+    await redis.set(keys(prefix).decision('default', id), JSON.stringify(storedDecision(id)));
     expect(await pending).toMatchObject({ id, decision: 'allow' });
   });
 

@@ -4,6 +4,8 @@ import { keys } from './keys';
 import type { ReplyMessage } from './result-store';
 
 type Waiter = (message: ReplyMessage) => void;
+/** Called after the subscription is back from a reconnect: announcements made meanwhile are lost. */
+type Resync = () => void;
 
 /**
  * One pub/sub subscription per client: workers announce finished jobs on the client's own
@@ -13,6 +15,7 @@ export class ReplyListener {
   readonly clientId = randomUUID();
   readonly channel: string;
   private readonly waiters = new Map<string, Waiter>();
+  private readonly resyncs = new Map<string, Resync>();
   private started = false;
 
   constructor(
@@ -37,14 +40,32 @@ export class ReplyListener {
       if (waiter) waiter(message);
     });
     await this.subscriber.subscribe(this.channel);
+    // Every later 'ready' is a reconnect. ioredis re-subscribes on its own, queued before this
+    // PING on the same connection, so once the PING answers the subscription is live again and
+    // a waiter's read of the store sees any decision whose announcement was lost in between.
+    this.subscriber.on('ready', () => {
+      this.subscriber.ping().then(
+        () => {
+          for (const resync of [...this.resyncs.values()]) resync();
+        },
+        () => undefined,
+      );
+    });
   }
 
-  /** Register interest before submitting, so an announcement can never be missed. */
-  expect(kind: ReplyMessage['kind'], tenant: string, id: string, onMessage: Waiter): () => void {
+  /**
+   * Register interest before submitting, so an announcement sent while subscribed is never
+   * missed; `onResync` runs after each reconnect, when one may have been.
+   */
+  expect(kind: ReplyMessage['kind'], tenant: string, id: string, onMessage: Waiter, onResync?: Resync): () => void {
     const key = `${kind}:${tenant}:${id}`;
     this.waiters.set(key, onMessage);
+    if (onResync) this.resyncs.set(key, onResync);
     return () => {
-      if (this.waiters.get(key) === onMessage) this.waiters.delete(key);
+      if (this.waiters.get(key) === onMessage) {
+        this.waiters.delete(key);
+        this.resyncs.delete(key);
+      }
     };
   }
 
