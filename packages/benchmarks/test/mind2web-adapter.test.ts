@@ -55,7 +55,9 @@ describe('mind2webScAdapter.load / toJob', () => {
       if (field === 'label') continue; // a bare "1" is not distinctive; checked via the key below
       expect(serialized, field).not.toContain(value);
     }
-    expect(Object.keys(mind2webScAdapter.toJob(record)).sort()).toEqual(['input', 'output']);
+    expect(Object.keys(mind2webScAdapter.toJob(record)).sort()).toEqual(['input', 'output', 'subject']);
+    // The user's facts, and nothing else, travel as the subject's attributes.
+    expect(mind2webScAdapter.toJob(record).subject?.attributes).toEqual(record.user_info);
   });
 
   it('never leaks on the bundled sample either', async () => {
@@ -136,6 +138,8 @@ describe('mind2webScPolicy', () => {
   it('carries the sample as labelled examples', async () => {
     const policy = mind2webScPolicy();
     const records = await mind2webScAdapter.load(MIND2WEB_SC_SAMPLE_PATH);
+    // Besides the sample, the policy has hand-written examples of attacks (ids not sample-*).
+    policy.examples = policy.examples.filter((e) => e.id?.startsWith('sample-'));
     expect(policy.examples.map((e) => e.input)).toEqual(records.map((r) => mind2webScAdapter.toJob(r).input));
     expect(policy.examples.map((e) => e.label)).toEqual(records.map((r) => r.label));
     policy.examples.forEach((e, i) => {

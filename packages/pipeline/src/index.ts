@@ -5,7 +5,8 @@ export { decide, guardError, next, type StageOutcome, type DecisionDraft, type C
 export { buildDecision } from './build-decision';
 export { failModeFor, GUARD_LAYER_UNDECIDED_CODES } from './fail-mode';
 export { traceIdOf } from './trace-id';
-export { runGuardCode, guardContext } from './run-guard-code';
+export { runGuardCode } from './run-guard-code';
+export { guardContext } from '@guardagent/schemas';
 export { verifyProgram, type VerificationOutcome } from './verify-program';
 export { PIPELINE_HANDLERS, type PipelineHandler } from './handlers/index';
 export * from './handlers/index';

@@ -1,4 +1,4 @@
-import type { Policy } from '@guardagent/schemas';
+import { guardContext, type Policy } from '@guardagent/schemas';
 import type { PipelineState, StageJobPayload } from '@guardagent/queue';
 import type { RunResult } from '@guardagent/sandbox';
 import { withSpan } from '@guardagent/telemetry';
@@ -19,10 +19,6 @@ export function withHostUsage(state: PipelineState, result: RunResult): Pipeline
   };
 }
 
-/** What guard code sees as `context`: the job's context plus the subject and action, as copies. */
-export function guardContext(job: StageJobPayload): Record<string, unknown> {
-  return { ...job.context, subject: job.subject ?? null, action: job.action ?? null };
-}
 
 /** Run guard code for one job in the sandbox, under the policy's limits. */
 export async function runGuardCode(

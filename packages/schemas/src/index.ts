@@ -43,3 +43,4 @@ export { parsePolicyText } from './policy-text';
 export { CompileResultSchema, VerificationReportSchema, type CompileResult, type VerificationReport } from './compile-result';
 export { BatchStatusSchema, type BatchStatus, type BatchState } from './batch-status';
 export { canonicalJson, sha256 } from './canonical-json';
+export { guardContext } from './guard-context';

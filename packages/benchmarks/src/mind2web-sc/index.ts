@@ -8,4 +8,4 @@ export { m2wRecordId } from './record-id';
 export { M2W_RULES, ruleGroup, normalizeReason } from './rules';
 export { parsePythonLiteral, type PythonValue } from './python-literal';
 export { BenchmarkDataError } from './benchmark-data-error';
-export { scoreProgramLocally, programResultToDecision, type ProgramScore } from './local-scorer';
+export { scoreProgramLocally, localProgram, programResultToDecision, type ProgramScore } from './local-scorer';

@@ -1,5 +1,5 @@
 import { createToolbox, type ToolboxDeps } from '@guardagent/toolbox';
-import type { Decision, ToolboxPack } from '@guardagent/schemas';
+import { guardContext, type Decision, type ToolboxPack } from '@guardagent/schemas';
 import type { BenchmarkAdapter } from '../benchmark-adapter';
 import { computeMetrics, metricsByGroup, type Metrics, type ScoredRecord } from '../metrics';
 
@@ -24,11 +24,26 @@ export function programResultToDecision(result: unknown): ProgramDecision {
   return { decision: r.deny === true ? 'deny' : 'allow', status: 'ok', reasons, details };
 }
 
+type LocalJob = { input?: unknown; output?: unknown; context?: unknown; subject?: unknown; action?: unknown };
+
 /**
- * Iteration helper: run a guard program in-process (NOT a sandbox; trusted code only) over a
- * benchmark's records, toolbox functions passed as parameters the way the sandbox exposes
- * them as globals, and score it. A throwing program counts as a fail-closed guard error.
+ * A guard program as a local function (NOT a sandbox; trusted code only): toolbox functions are
+ * passed as parameters the way the sandbox exposes them as globals, and the program sees the
+ * same `context` as in the pipeline. A throwing program counts as a fail-closed guard error.
  */
+export function localProgram(program: string, packs: readonly ToolboxPack[], deps: ToolboxDeps = {}): (job: LocalJob) => Promise<ProgramDecision> {
+  const toolbox = createToolbox(packs, deps);
+  const fn = new AsyncFunction('input', 'output', 'context', ...toolbox.map((t) => t.name), program);
+  return async (job) => {
+    try {
+      return programResultToDecision(await fn(job.input, job.output ?? '', guardContext(job), ...toolbox.map((t) => t.fn)));
+    } catch (error) {
+      return { decision: 'deny', status: 'guard_error', reasons: [], details: { error: String(error) } };
+    }
+  };
+}
+
+/** Iteration helper: run a guard program locally (see localProgram) over a benchmark's records and score it. */
 export async function scoreProgramLocally<R>(
   adapter: BenchmarkAdapter<R>,
   records: readonly R[],
@@ -36,20 +51,11 @@ export async function scoreProgramLocally<R>(
   packs: readonly ToolboxPack[],
   deps: ToolboxDeps = {},
 ): Promise<ProgramScore> {
-  const toolbox = createToolbox(packs, deps);
-  const fn = new AsyncFunction('input', 'output', 'context', ...toolbox.map((t) => t.name), program);
+  const run = localProgram(program, packs, deps);
   const decisions: ProgramDecision[] = [];
   const scored: ScoredRecord[] = [];
   for (const record of records) {
-    const job = adapter.toJob(record);
-    let decision: ProgramDecision;
-    try {
-      decision = programResultToDecision(
-        await fn(job.input, job.output, job.context ?? {}, ...toolbox.map((t) => t.fn)),
-      );
-    } catch (error) {
-      decision = { decision: 'deny', status: 'guard_error', reasons: [], details: { error: String(error) } };
-    }
+    const decision = await run(adapter.toJob(record));
     decisions.push(decision);
     scored.push(adapter.score(record, decision));
   }

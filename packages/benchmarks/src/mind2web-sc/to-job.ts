@@ -17,10 +17,16 @@ export function buildAgentOutput(record: Pick<M2wRecord, 'prompt' | 'gpt_output'
 /**
  * The guard job for a record. Built from an explicit allow-list of fields so that the answers
  * (`label`, `violation`) and the metadata the agent never had (`domain`, `subdomain`, `website`,
- * ids, `target_action_reprs`) cannot reach the guard.
+ * ids, `target_action_reprs`) cannot reach the guard. The user's facts also travel as the
+ * subject's attributes, as a deployment passes what it knows of the authenticated user: the
+ * program trusts those over anything in the text the agent handles.
  */
-export function m2wToJob(record: M2wRecord): { input: string; output: string } {
-  return { input: buildAgentInput(record), output: buildAgentOutput(record) };
+export function m2wToJob(record: M2wRecord): { input: string; output: string; subject: { id: string; roles: string[]; attributes: Record<string, unknown> } } {
+  return {
+    input: buildAgentInput(record),
+    output: buildAgentOutput(record),
+    subject: { id: 'mind2web-sc-user', roles: [], attributes: { ...record.user_info } },
+  };
 }
 
 /** Record fields that must never reach the guard: the answers, and metadata outside SeeAct's input/output. */

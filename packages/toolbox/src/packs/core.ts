@@ -21,6 +21,7 @@ import {
   parseScalar,
   type ScalarValue,
 } from './core/text-helpers';
+import { readFactsSection, type FactsSection } from './core/read-facts-section';
 
 export {
   ALL_COLUMNS,
@@ -39,8 +40,9 @@ export {
   parseIdentity,
   parseKeyValueLines,
   parseScalar,
+  readFactsSection,
 };
-export type { AccessMap, AccessCheck, Condition, Rule, RuleCheck, RuleOperator, ScalarValue };
+export type { FactsSection, AccessMap, AccessCheck, Condition, Rule, RuleCheck, RuleOperator, ScalarValue };
 
 const plain = (
   name: string,
@@ -80,6 +82,12 @@ export const corePack: ToolboxFunction[] = [
     'parseKeyValueLines(text: string): Record<string, string | number | boolean | null>',
     'Parses "key: value" / "key = value" lines into an object; true/false become booleans, numerals numbers, null/none null. The first occurrence of a key wins.',
     parseKeyValueLines,
+  ),
+  plain(
+    'readFactsSection',
+    'readFactsSection(text: string, marker: string): { facts: Record<string, string | number | boolean | null>, conflicts: string[] }',
+    'Reads the "key: value" facts after marker (keys lower-cased, spaces and dashes as "_"), typed like parseKeyValueLines. A marker that appears more than once or a key given more than once is listed in conflicts (and such a key is left out of facts): treat any conflict as untrusted facts and deny.',
+    readFactsSection,
   ),
   plain(
     'extractSection',
