@@ -14,9 +14,9 @@ export const TOOLBOX_PACK_FUNCTIONS: Record<ToolboxPack, ToolboxFunction[]> = {
 
 /** Version of each pack's behaviour; part of a policy's digest so a changed pack recompiles. */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
-  core: '1',
+  core: '2',
   ehragent: '1',
-  seeact: '1',
+  seeact: '2',
   rails: '1',
 };
 

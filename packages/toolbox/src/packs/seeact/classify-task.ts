@@ -1,3 +1,4 @@
+import { normalizeText } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
@@ -8,12 +9,15 @@ export interface TaskClassification {
   evidence: Partial<Record<TaskCategory, string[]>>;
 }
 
-/** Lower-case, straight quotes, one space: phrase patterns then need no variants for typography. */
-export function normalizeTaskText(task: string): string {
-  return String(task ?? '')
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc`]/g, "'")
+/**
+ * Lower-case, straight quotes, one space, and what an attacker changes without changing what a
+ * reader sees folded away (full-width and accented letters, soft hyphens and zero-width
+ * characters, look-alike letters of other scripts; leetspeak when asked): phrase patterns then
+ * need no variants for typography or disguise.
+ */
+export function normalizeTaskText(task: string, options: { leet?: boolean } = {}): string {
+  return normalizeText(String(task ?? ''), { leet: options.leet ?? false })
+    .text.replace(/[\u2018\u2019\u02bc`]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
     .replace(/[\u2010-\u2015]/g, '-')
     .replace(/\s+/g, ' ')
@@ -50,10 +54,13 @@ export function resolveCategories(found: Iterable<TaskCategory>): TaskCategory[]
  * meaning-level phrase matching: stems, synonyms and brands, with look-alikes masked out.
  */
 export function classifyTask(task: string): TaskClassification {
-  const text = normalizeTaskText(task);
+  // Read as written and with leetspeak read as letters ("r3nt a c4r"), and the categories of
+  // both readings kept: a disguise can only add a reading, never remove one ("4runner" stays a
+  // car in the first reading even though the second reads "arunner").
+  const readings = [normalizeTaskText(task), normalizeTaskText(task, { leet: true })];
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   for (const category of TASK_CATEGORIES) {
-    const hits = matchCategory(text, category);
+    const hits = [...new Set(readings.flatMap((text, i) => (i > 0 && text === readings[0] ? [] : matchCategory(text, category))))];
     if (hits.length > 0) evidence[category] = hits;
   }
   const categories = resolveCategories(Object.keys(evidence) as TaskCategory[]);
