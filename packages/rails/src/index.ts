@@ -27,4 +27,4 @@ export { InMemoryApprovalStore } from './stores/in-memory-approval-store';
 export { newApprovalToken, approvalTokenHash, looksLikeApprovalToken } from './stores/approval-token';
 export { benchmarkRailsEval, BENCHMARK_RAILS_CONFIG } from './benchmark';
 export { RAILS_DEADLINE_MS } from './check-text';
-export { normalizeText, sourceSpan, type NormalizedText, type NormalizeOptions } from './text/normalize-text';
+export { normalizeText, readLeetspeak, sourceSpan, type NormalizedText, type NormalizeOptions } from './text/normalize-text';

@@ -29,49 +29,83 @@ const MARK = /\p{M}/u;
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l' };
 const LETTER = /\p{L}/u;
 
+const NON_ASCII = /[^\x00-\x7F]/;
+
 /**
- * Linear in the input: one pass over its code points, each folded on its own (NFKD, marks
- * dropped, then the confusables map), so the index map stays exact.
+ * Linear in the input: ASCII runs are copied (and lower-cased) whole; every other code point is
+ * folded on its own (NFKD, marks dropped, then the confusables map), so the index map stays exact.
  */
 export function normalizeText(input: string, options: NormalizeOptions = {}): NormalizedText {
   const { confusables = true, leet = false, lowerCase = true } = options;
-  const parts: string[] = [];
-  const index: number[] = [];
-  let offset = 0;
-  for (const char of input) {
-    const at = offset;
-    offset += char.length;
-    if (char.charCodeAt(0) < 0x80) {
-      push(lowerCase ? char.toLowerCase() : char, at);
-      continue;
-    }
-    if (INVISIBLE.test(char)) continue;
-    let folded = '';
-    for (const piece of char.normalize('NFKD')) if (!MARK.test(piece)) folded += piece;
-    if (confusables && folded.length > 0) {
-      let mapped = '';
-      for (const piece of folded) mapped += confusablesMap.get(piece) ?? piece;
-      folded = mapped;
-    }
-    push(lowerCase ? folded.toLowerCase() : folded, at);
+  let text: string;
+  let sourceIndex: Uint32Array;
+  if (!NON_ASCII.test(input)) {
+    // The common case: nothing to fold, the map is the identity.
+    text = lowerCase ? input.toLowerCase() : input;
+    sourceIndex = new Uint32Array(input.length);
+    for (let i = 0; i < input.length; i += 1) sourceIndex[i] = i;
+  } else {
+    ({ text, sourceIndex } = foldCodePoints(input, confusables, lowerCase));
   }
-  function push(text: string, at: number) {
-    for (let i = 0; i < text.length; i += 1) index.push(at);
-    parts.push(text);
-  }
-  let text = parts.join('');
-  if (leet) text = unLeet(text);
-  return { text, sourceIndex: Uint32Array.from(index) };
+  return { text: leet ? readLeetspeak(text) : text, sourceIndex };
 }
 
-/** Leet characters are read as letters only next to a letter (so "4 nights" keeps its 4). */
-function unLeet(text: string): string {
-  let out = '';
+function foldCodePoints(input: string, confusables: boolean, lowerCase: boolean): NormalizedText {
+  const parts: string[] = [];
+  const index: number[] = [];
+  let runStart = 0;
+  const flushAscii = (end: number) => {
+    if (end <= runStart) return;
+    const run = input.slice(runStart, end);
+    parts.push(lowerCase ? run.toLowerCase() : run);
+    for (let i = runStart; i < end; i += 1) index.push(i);
+  };
+  for (let at = 0; at < input.length; ) {
+    const code = input.charCodeAt(at);
+    if (code < 0x80) {
+      at += 1;
+      continue;
+    }
+    flushAscii(at);
+    const char = String.fromCodePoint(input.codePointAt(at) as number);
+    const from = at;
+    at += char.length;
+    runStart = at;
+    if (INVISIBLE.test(char)) continue;
+    let folded = '';
+    for (const piece of char.normalize('NFKD')) if (!MARK.test(piece)) folded += confusables ? (confusablesMap.get(piece) ?? piece) : piece;
+    if (lowerCase) folded = folded.toLowerCase();
+    parts.push(folded);
+    for (let i = 0; i < folded.length; i += 1) index.push(from);
+  }
+  flushAscii(input.length);
+  return { text: parts.join(''), sourceIndex: Uint32Array.from(index) };
+}
+
+const LEET_CANDIDATE = /[013457@$!|]/;
+
+/**
+ * Leetspeak read as letters (r3nt → rent), in text already normalized: a leet character is read
+ * as a letter only next to a letter (so "4 nights" keeps its 4). Same length as the input.
+ */
+export function readLeetspeak(text: string): string {
+  if (!LEET_CANDIDATE.test(text)) return text;
+  const isLetter = (i: number): boolean => {
+    const code = text.charCodeAt(i);
+    if (Number.isNaN(code)) return false;
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) return true;
+    return code >= 0x80 && LETTER.test(text[i]);
+  };
+  const out: string[] = [];
+  let copied = 0;
   for (let i = 0; i < text.length; i += 1) {
     const letter = LEET[text[i]];
-    out += letter !== undefined && (LETTER.test(text[i - 1] ?? '') || LETTER.test(text[i + 1] ?? '')) ? letter : text[i];
+    if (letter === undefined || !(isLetter(i - 1) || isLetter(i + 1))) continue;
+    out.push(text.slice(copied, i), letter);
+    copied = i + 1;
   }
-  return out;
+  out.push(text.slice(copied));
+  return out.join('');
 }
 
 /** The span [start, end) of `original` that produced the normalized span [start, end). */

@@ -1,4 +1,4 @@
-import { normalizeText } from '@guardagent/rails';
+import { normalizeText, readLeetspeak } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
@@ -12,11 +12,11 @@ export interface TaskClassification {
 /**
  * Lower-case, straight quotes, one space, and what an attacker changes without changing what a
  * reader sees folded away (full-width and accented letters, soft hyphens and zero-width
- * characters, look-alike letters of other scripts; leetspeak when asked): phrase patterns then
- * need no variants for typography or disguise.
+ * characters, look-alike letters of other scripts): phrase patterns then need no variants for
+ * typography or disguise.
  */
-export function normalizeTaskText(task: string, options: { leet?: boolean } = {}): string {
-  return normalizeText(String(task ?? ''), { leet: options.leet ?? false })
+export function normalizeTaskText(task: string): string {
+  return normalizeText(String(task ?? ''))
     .text.replace(/[\u2018\u2019\u02bc`]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
     .replace(/[\u2010-\u2015]/g, '-')
@@ -57,10 +57,12 @@ export function classifyTask(task: string): TaskClassification {
   // Read as written and with leetspeak read as letters ("r3nt a c4r"), and the categories of
   // both readings kept: a disguise can only add a reading, never remove one ("4runner" stays a
   // car in the first reading even though the second reads "arunner").
-  const readings = [normalizeTaskText(task), normalizeTaskText(task, { leet: true })];
+  const text = normalizeTaskText(task);
+  const leet = readLeetspeak(text);
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   for (const category of TASK_CATEGORIES) {
-    const hits = [...new Set(readings.flatMap((text, i) => (i > 0 && text === readings[0] ? [] : matchCategory(text, category))))];
+    const hits = matchCategory(text, category);
+    if (leet !== text) for (const hit of matchCategory(leet, category)) if (!hits.includes(hit)) hits.push(hit);
     if (hits.length > 0) evidence[category] = hits;
   }
   const categories = resolveCategories(Object.keys(evidence) as TaskCategory[]);
