@@ -17,7 +17,7 @@ export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '1',
   seeact: '2',
-  rails: '1',
+  rails: '2',
 };
 
 /** The functions of the given packs (core is always included). */

@@ -77,6 +77,9 @@ interface PendingRun {
   active?: boolean;
   /** Ends every host call of the run when the run ends. */
   hostAbort: AbortController;
+  /** Host calls made (the cap counts these, cache hits included). */
+  hostCalls: number;
+  /** What the host calls cost: `calls` counts LLM requests (a call answered from a cache is none). */
   hostUsage: { calls: number; promptTokens: number; completionTokens: number };
   worker?: SandboxWorker;
   state?: WorkerRun;
@@ -149,6 +152,7 @@ export class SandboxProcessPool {
         resolve,
         retried: false,
         hostAbort: new AbortController(),
+        hostCalls: 0,
         hostUsage: { calls: 0, promptTokens: 0, completionTokens: 0 },
       };
       this.byId.set(run.id, run);
@@ -258,12 +262,13 @@ export class SandboxProcessPool {
     const fn = this.options.hostFunctions && Object.hasOwn(this.options.hostFunctions, name) ? this.options.hostFunctions[name] : undefined;
     if (!fn) throw new Error(`no host function '${name}'`);
     const max = this.options.maxHostCallsPerRun ?? DEFAULT_MAX_HOST_CALLS_PER_RUN;
-    if (run.hostUsage.calls >= max) throw new Error(`a guard run may make at most ${max} toolbox calls that reach the host (LLM)`);
+    if (run.hostCalls >= max) throw new Error(`a guard run may make at most ${max} toolbox calls that reach the host (LLM)`);
     if (run.hostAbort.signal.aborted) throw new Error('the guard run has ended');
-    run.hostUsage.calls++;
+    run.hostCalls++;
     return fn(run.request.tenant, args, {
       signal: run.hostAbort.signal,
       addUsage: (usage) => {
+        run.hostUsage.calls++;
         run.hostUsage.promptTokens += usage.promptTokens;
         run.hostUsage.completionTokens += usage.completionTokens;
       },
@@ -333,7 +338,7 @@ export class SandboxProcessPool {
     this.release(run);
     // Host calls still in flight (an LLM request past the deadline) are cancelled.
     run.hostAbort.abort();
-    run.resolve(run.hostUsage.calls > 0 ? { ...result, hostUsage: { ...run.hostUsage } } : result);
+    run.resolve(run.hostCalls > 0 ? { ...result, hostUsage: { ...run.hostUsage } } : result);
     // The tenant may have runs waiting for its share.
     if (this.queue.length > 0) queueMicrotask(() => this.pump());
   }

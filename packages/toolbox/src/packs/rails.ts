@@ -2,6 +2,9 @@ import { detectInjection, detectPii, PII_KINDS, redactPii } from '@guardagent/ra
 import { ValidationError } from '@guardagent/errors';
 import { PiiKindSchema, textOf, type PiiKind } from '@guardagent/schemas';
 import type { ToolboxFunction } from '../toolbox-function';
+import { detectInjectionWithLlm } from './rails/detect-injection-with-llm';
+
+export { detectInjectionWithLlm, INJECTION_CLASSIFY_INSTRUCTION, LLM_INJECTION_SCORE, type LlmInjectionResult } from './rails/detect-injection-with-llm';
 
 const KINDS_TEXT = PII_KINDS.map((k) => `'${k}'`).join('|');
 
@@ -56,5 +59,14 @@ export const railsPack: ToolboxFunction[] = [
       const result = detectInjection(textArg('detectInjection', text));
       return { score: result.score, signals: [...result.signals] };
     },
+  },
+  {
+    name: 'detectInjectionWithLlm',
+    pack: 'rails',
+    signature: "detectInjectionWithLlm(text: string): Promise<{ score: number, signals: string[], llm: 'injection' | 'benign' | null }>",
+    description:
+      "detectInjection plus an LLM's reading of the text when an LLM is configured (answers cached per tenant). The LLM can only add: an 'injection' answer adds the signal 'llm' and lifts the score to 0.9; without an LLM it equals detectInjection (llm: null).",
+    async: true,
+    create: (deps) => (text: unknown) => detectInjectionWithLlm(textArg('detectInjectionWithLlm', text), deps),
   },
 ];
