@@ -1,5 +1,6 @@
 import { normalizeText, readLeetspeak } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
+import { stemPlurals } from './s-stemmer';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {
@@ -33,9 +34,17 @@ function matchCue(text: string, cue: RegExp | ContextualCue | NearbyCue): string
   return m ? m[0] : null;
 }
 
-function matchCategory(text: string, category: TaskCategory): string[] {
+/**
+ * The cue phrases of `category` found in `text`, with the category's look-alikes masked out.
+ * `reread` matches the second reading instead: leetspeak read as letters before the masks (so a
+ * disguised look-alike is still masked), plurals read as singulars after them (so a masked name
+ * such as "steve jobs" cannot turn into a cue).
+ */
+function matchCategory(text: string, category: TaskCategory, reread = false): string[] {
   const { masks, cues } = TASK_LEXICON[category];
-  const masked = masks.reduce((t, mask) => t.replace(mask, (m) => ' '.repeat(m.length)), text);
+  const source = reread ? readLeetspeak(text) : text;
+  const maskedOnce = masks.reduce((t, mask) => t.replace(mask, (m) => ' '.repeat(m.length)), source);
+  const masked = reread ? stemPlurals(maskedOnce) : maskedOnce;
   return cues.flatMap((cue) => {
     const hit = matchCue(masked, cue);
     return hit === null ? [] : [hit.trim()];
@@ -54,15 +63,16 @@ export function resolveCategories(found: Iterable<TaskCategory>): TaskCategory[]
  * meaning-level phrase matching: stems, synonyms and brands, with look-alikes masked out.
  */
 export function classifyTask(task: string): TaskClassification {
-  // Read as written and with leetspeak read as letters ("r3nt a c4r"), and the categories of
-  // both readings kept: a disguise can only add a reading, never remove one ("4runner" stays a
-  // car in the first reading even though the second reads "arunner").
+  // Read as written, then once more with leetspeak read as letters ("r3nt a c4r") and plurals as
+  // singulars ("musics"). The second reading can only add a category, never remove one ("4runner"
+  // stays a car in the first reading even though the second has "arunner"), and it is matched
+  // only for a category the first does not show, so an ordinary task pays little for it.
   const text = normalizeTaskText(task);
-  const leet = readLeetspeak(text);
+  const second = stemPlurals(readLeetspeak(text));
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   for (const category of TASK_CATEGORIES) {
-    const hits = matchCategory(text, category);
-    if (leet !== text) for (const hit of matchCategory(leet, category)) if (!hits.includes(hit)) hits.push(hit);
+    let hits = matchCategory(text, category);
+    if (hits.length === 0 && second !== text) hits = matchCategory(text, category, true);
     if (hits.length > 0) evidence[category] = hits;
   }
   const categories = resolveCategories(Object.keys(evidence) as TaskCategory[]);
