@@ -15,8 +15,9 @@ let other: QueueTransport;
 /** A gateway in the executor's process: its /readyz must keep answering during an attack. */
 let gateway: Gateway;
 
-const attackPolicy = (id: string, program: string, limits: PolicyInput['limits'] = {}): PolicyInput => ({
+const attackPolicy = (id: string, program: string, limits: PolicyInput['limits'] = {}, toolbox: PolicyInput['toolbox'] = ['core']): PolicyInput => ({
   id,
+  toolbox,
   requests: 'Allow unless the input says attack.',
   mode: 'compiled',
   program,
@@ -103,27 +104,33 @@ describe('the executor keeps serving while a check attacks it', () => {
     expectOrdinaryServed(result);
   });
 
-  it('host-side toolbox work past the deadline (a text helper on 100 KB, in a loop) kills only its worker: SANDBOX_HUNG', async () => {
+  it('host-side toolbox work in a loop (the task classifier on 100 KB, over and over) ends fail-closed at the run limit', async () => {
+    // Every toolbox helper is linear now, so no single call outlasts the deadline: the loop is
+    // stopped between calls by the run's limits (the sandbox's own tests cover a host call that
+    // never returns: its worker is killed, SANDBOX_HUNG).
     const program = `if (input === "attack") {
-  const big = "key" + " ".repeat(100000) + "x";
-  for (let i = 0; i < 1e9; i++) parseKeyValueLines(big);
+  const big = "book a hotel and rent a car ".repeat(4000);
+  for (let i = 0; i < 1e9; i++) classifyTask(big);
 }
 return { deny: false, reasons: [] };`;
-    expect((await victim.compile(attackPolicy('host-time', program))).status).toBe('promoted');
+    expect((await victim.compile(attackPolicy('host-time', program, {}, ['seeact']))).status).toBe('promoted');
     const result = await underAttack('host-time');
-    expect(result.attack).toMatchObject({ decision: 'deny', status: 'guard_error', error: { code: 'SANDBOX_HUNG' } });
-    expect(result.attack.reasons.join(' ')).toMatch(/deadline/);
+    expect(result.attack).toMatchObject({ decision: 'deny', status: 'guard_error' });
+    // Stopped by whichever limit fires first: the pool kills the worker past the deadline
+    // (SANDBOX_HUNG), or the isolate stops the loop between two calls (GUARD_CODE_FAILED).
+    expect(result.attack.error?.code).toMatch(/^(GUARD_CODE_FAILED|SANDBOX_HUNG)$/);
+    expect(result.attack.reasons.join(' ')).toMatch(/deadline|time limit/);
     expectOrdinaryServed(result);
-    // The next check on the same policy is served by a fresh worker and decided.
+    // The next check on the same policy is decided.
     expect(await victim.check({ policy: 'host-time', input: 'hello' }, { timeoutMs: 30_000 })).toMatchObject({ decision: 'allow', status: 'ok' });
   });
 
-  it('the hung run is not retried: one run, one decision', async () => {
+  it('a run stopped at its limit is not retried: one run, one decision', async () => {
     const before = stack.runtime!.deps.sandbox.stats();
     const decision = await victim.check({ policy: 'host-time', input: 'attack' }, { timeoutMs: 30_000 });
-    expect(decision.error?.code).toBe('SANDBOX_HUNG');
+    expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error' });
     const after = stack.runtime!.deps.sandbox.stats();
-    expect(after.hung - before.hung).toBe(1);
+    expect(after.hung - before.hung).toBe(decision.error?.code === 'SANDBOX_HUNG' ? 1 : 0);
     expect(after.runs - before.runs).toBe(1);
     expect(after.retried - before.retried).toBe(0);
   });
