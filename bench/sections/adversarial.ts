@@ -33,7 +33,9 @@ const ATTACKS: Record<string, { policy: PolicyInput; input: string }> = {
       requests: 'x',
       mode: 'compiled',
       examples,
-      program: 'if (input === "attack") { const t = "key" + " ".repeat(100000) + "x"; for (let i = 0; i < 1e9; i++) parseKeyValueLines(t); } return { deny: false, reasons: [] };',
+      // The heaviest linear helper (about 9 ms per call on 100 KB), called until a limit stops it.
+      toolbox: ['seeact'],
+      program: 'if (input === "attack") { const t = "book a hotel and rent a car ".repeat(4000); for (let i = 0; i < 1e9; i++) classifyTask(t); } return { deny: false, reasons: [] };',
     },
     input: 'attack',
   },

@@ -128,7 +128,7 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
     const two = await burst('2 executors');
 
     return {
-      compiled_program: 'examples/policies/mind2web-sc.yaml program (seeact toolbox: extractSection, parseKeyValueLines, classifyTask, checkRules) on the bundled Mind2Web-SC sample jobs',
+      compiled_program: 'examples/policies/mind2web-sc.yaml program (seeact toolbox: extractSection, readFactsSection, classifyTask, checkRules) on the bundled Mind2Web-SC sample jobs',
       compiled_p50_ms: round(quantile(latencies, 0.5), 3),
       compiled_p99_ms: round(quantile(latencies, 0.99), 3),
       compiled_serial: {
