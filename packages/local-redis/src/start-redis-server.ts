@@ -48,7 +48,7 @@ function waitForPort(port: number, deadline: number): Promise<void> {
 
 /**
  * Start a private, throw-away redis-server on a free loopback port: no persistence,
- * `noeviction` (BullMQ requires it). The server dies with this process.
+ * `noeviction` (BullMQ requires it). The server dies with this process, however it dies.
  */
 export async function startRedisServer(options: StartRedisOptions = {}): Promise<LocalRedis> {
   const binary = options.binary ?? 'redis-server';
@@ -67,14 +67,28 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
     ...options.settings,
   };
   const args = Object.entries(settings).flatMap(([key, value]) => [`--${key}`, value]);
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The server must not outlive this process, even one killed by SIGKILL (no exit handler runs
+  // then). A shell starts it and keeps a pipe from this process on fd 3; a background reader
+  // stops the server when the pipe closes, which the kernel does however this process ends.
+  // `wait` makes the shell end when the server does, so 'exit' below is the server's exit.
+  const script = [
+    'bin="$1"; shift',
+    'exec 3<&0',
+    '"$bin" "$@" </dev/null &',
+    'pid=$!',
+    '(read -r _ <&3; kill "$pid" 2>/dev/null) &',
+    'exec 3<&-',
+    'wait "$pid"',
+  ].join('\n');
+  const child = spawn('sh', ['-c', script, 'guardagent-redis', binary, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const cleanupOnExit = () => child.kill('SIGKILL');
-  process.once('exit', cleanupOnExit);
+  // Nothing is ever written: closing stdin is the stop signal (SIGTERM; no persistence to save).
+  child.stdin?.on('error', () => undefined);
+  const release = () => child.stdin?.destroy();
   try {
     await Promise.race([
       waitForPort(port, Date.now() + (options.startTimeoutMs ?? 10_000)),
@@ -83,7 +97,8 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
       }),
     ]);
   } catch (error) {
-    child.kill('SIGKILL');
+    release();
+    await exited;
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -94,11 +109,8 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
     async stop() {
       if (stopped) return;
       stopped = true;
-      process.removeListener('exit', cleanupOnExit);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      release();
       await exited;
-      clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
     },
   };

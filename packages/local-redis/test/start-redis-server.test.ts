@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createConnection } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { startRedisServer, RedisServerMissingError } from '../src/index';
 
 function ping(port: number): Promise<string> {
@@ -20,6 +23,34 @@ describe('startRedisServer', () => {
     expect(await ping(redis.port)).toBe('+PONG');
     await redis.stop();
     await expect(ping(redis.port)).rejects.toThrow();
+  });
+
+  it('a server whose owner was killed with SIGKILL goes too (no exit handler ran)', async () => {
+    const owner = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/own-redis.ts', import.meta.url))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = (await once(owner.stdout!.setEncoding('utf8'), 'data')) as [string];
+    const port = Number(line.trim());
+    expect(await ping(port)).toBe('+PONG');
+    owner.kill('SIGKILL');
+    await once(owner, 'exit');
+    // The server stops within moments; wait for that condition (bounded), then assert it.
+    const deadline = Date.now() + 10_000;
+    let stillUp = true;
+    while (stillUp && Date.now() < deadline) {
+      stillUp = await ping(port).then(
+        () => true,
+        () => false,
+      );
+      if (stillUp) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(stillUp).toBe(false);
+  });
+
+  it('reports a server that exits at start, with its message', async () => {
+    const error = await startRedisServer({ settings: { 'maxmemory-policy': 'not-a-policy' } }).catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(String(error.message)).toMatch(/redis-server exited at start: .*maxmemory-policy/is);
   });
 
   it('says how to install redis-server when the binary is missing', async () => {
