@@ -11,6 +11,18 @@ import { registerApprove } from './commands/approve';
 import { registerMemory } from './commands/memory';
 import { registerMcp } from './commands/mcp';
 import { registerKeys } from './commands/keys';
+import { findNpmLauncher } from './process/npm-launcher';
+import { watchLauncher } from './process/watch-launcher';
+
+// Started by npx / npm exec: npm and the shell it runs us through do not pass on a SIGKILL, so
+// stop (as on SIGTERM: a batch keeps what it wrote and can resume) once that npm process is gone.
+const launcher = findNpmLauncher(process.env);
+if (launcher !== null) {
+  watchLauncher(launcher, () => {
+    process.stderr.write(`guardagent: the npm process that started this command (pid ${launcher}) is gone; stopping\n`);
+    process.kill(process.pid, 'SIGTERM');
+  });
+}
 
 const program = new Command()
   .name('guardagent')

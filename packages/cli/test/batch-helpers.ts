@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 
@@ -65,24 +65,6 @@ export function startBatch(args: string[], env: Record<string, string>): BatchRu
 
 export function runBatch(args: string[], env: Record<string, string>) {
   return startBatch(args, env).done;
-}
-
-/** The bin re-executes node with the right flags: the real work happens in its only child. */
-export async function workerPid(binPid: number, timeoutMs = 10_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const tasks = await readdir(`/proc/${binPid}/task`);
-      for (const task of tasks) {
-        const children = (await readFile(`/proc/${binPid}/task/${task}/children`, 'utf8')).trim();
-        if (children) return Number(children.split(/\s+/)[0]);
-      }
-    } catch {
-      // not there yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no child of ${binPid} within ${timeoutMs} ms`);
 }
 
 /** The `batch summary` block of stderr as numbers (first number of each row). */

@@ -10,3 +10,5 @@ export { prepareOutput, type PreparedOutput } from './prepare-output';
 export { readLines, countNonBlankLines, assertReadableFile, MAX_LINE_BYTES, type TextLine } from './read-lines';
 export { countDecision, emptyCounts, formatSummary, type BatchCounts, type SummaryExtras } from './batch-summary';
 export { batchExitCode } from './batch-exit-code';
+export { BatchOutputLockedError } from './batch-output-locked-error';
+export { lockOutput, OUTPUT_LOCK_REFRESH_MS, OUTPUT_LOCK_STALE_MS, OUTPUT_LOCK_WAIT_MS, type LockOutputOptions } from './lock-output';

@@ -5,7 +5,7 @@ import { parsePolicyText } from '@guardagent/schemas';
 import { startLocalStack } from '../local-stack';
 import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
 import { createProgress } from '../progress';
-import { BatchOutputError, BatchRunner, BatchStalledError, assertReadableFile, batchExitCode, batchKey, formatSummary } from '../batch';
+import { BatchOutputError, BatchRunner, BatchStalledError, assertReadableFile, batchExitCode, batchKey, formatSummary, lockOutput, OUTPUT_LOCK_WAIT_MS } from '../batch';
 
 interface BatchOptions {
   policy: string;
@@ -35,7 +35,9 @@ Exit codes:
        counting lines an earlier run wrote to --out
   2    unreadable or invalid input: a bad line stops the run before it (the message names the line
        and field; decisions of earlier lines are kept, so fix the line and run again to resume),
-       an invalid policy, or an --out file that is not a decisions file
+       an invalid policy, an --out file that is not a decisions file, or an --out file another
+       run is writing (BATCH_OUTPUT_LOCKED: one run per --out, locked by <out>.lock; the lock
+       of a killed run is taken over after 10 s)
   3    the run could not go on: no decision arrived for --idle-timeout (no workers running?), or
        Redis failed; decisions written so far are kept: run again to resume
   130  interrupted (Ctrl-C); run again to resume
@@ -61,10 +63,18 @@ export function registerBatch(program: Command): void {
       await assertReadableFile(options.in);
 
       const controller = new AbortController();
+      // One run per --out: a second run on the same file would decide and write every id again.
+      const unlock = await lockOutput(options.out, {
+        onWait: () => process.stderr.write(`guardagent: ${options.out} is locked by another run, or by one that was killed; waiting up to ${OUTPUT_LOCK_WAIT_MS / 1000} s for it\n`),
+        onLost: (error) => {
+          process.stderr.write(`guardagent: lost the lock on ${options.out} (${errorMessage(error)}); stopping\n`);
+          controller.abort();
+        },
+      });
       let firstSignalAt = 0;
       const onSignal = () => {
-        // Ctrl-C reaches this process twice (from the terminal and forwarded by the bin's
-        // wrapper): only a second press, a moment later, means "quit at once".
+        // Ctrl-C can reach this process twice (from the terminal, and forwarded by npm when run
+        // through npx): only a second press, a moment later, means "quit at once".
         if (firstSignalAt) {
           if (Date.now() - firstSignalAt > 1000) process.exit(130);
           return;
@@ -76,7 +86,13 @@ export function registerBatch(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
 
-      const stack = await startLocalStack({ stages: options.remote ? [] : undefined, serviceName: 'guardagent-batch' });
+      let stack: Awaited<ReturnType<typeof startLocalStack>>;
+      try {
+        stack = await startLocalStack({ stages: options.remote ? [] : undefined, serviceName: 'guardagent-batch' });
+      } catch (error) {
+        await unlock();
+        throw error;
+      }
       try {
         const ready = await ensurePolicyReady(stack.client, policy);
         const warning = verificationWarning(ready);
@@ -121,6 +137,7 @@ export function registerBatch(program: Command): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         await stack.stop();
+        await unlock();
       }
     });
 }
