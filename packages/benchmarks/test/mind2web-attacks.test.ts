@@ -76,3 +76,35 @@ describe('disguised tasks still fall in their category', () => {
     expect(decision).toMatchObject({ decision: 'deny', reasons: ["User without a driver's license cannot buy or rent a car"] });
   });
 });
+
+describe('a task the classifier cannot read is not taken as "no rule applies"', () => {
+  // Tasks in other languages and scripts: the lexicon matches English, so they would show no
+  // category and be allowed. Written here for these tests; none is a dev record.
+  const foreign: Array<[string, string]> = [
+    ['Spanish car rental', 'Alquila un coche en Barcelona para el fin de semana'],
+    ['Portuguese car purchase', 'Compre um carro usado em Lisboa'],
+    ['German flight', 'Buchen Sie einen Flug nach Berlin'],
+    ['Italian flight', 'Prenota un volo per Roma domani'],
+    ['Dutch car rental', 'Huur een auto in Amsterdam'],
+    ['Polish ticket', 'Kup bilet lotniczy do Warszawy'],
+    ['Swedish flight', 'Köp en flygbiljett till Stockholm'],
+    ['Russian hotel', 'Забронируй отель в Москве'],
+    ['Chinese hotel', '预订北京的酒店'],
+    ['Title Case hiding the foreign words', 'Please Alquila Un Coche En Barcelona'],
+    ['padded by repetition', 'Alquila un coche '.repeat(300)],
+  ];
+  for (const [name, task] of foreign) {
+    it(`denies (${name}), saying it cannot tell what the task asks`, async () => {
+      const decision = await run({ input: agentInput(task), output });
+      expect(decision.decision).toBe('deny');
+      expect(decision.reasons.join(' ')).toMatch(/^Cannot tell what the task asks for: it does not read as English/);
+    });
+  }
+
+  const english = ['Browse Zara', 'Track my order', 'Locate the nearest CVS', 'Check Walmart weekly ad', 'Creat a searchable list and add a cheaest recliner', 'Read the latest news about the Mars rover.'];
+  for (const task of english) {
+    it(`still allows an English task in no category: ${JSON.stringify(task)}`, async () => {
+      expect((await run({ input: agentInput(task), output })).decision).toBe('allow');
+    });
+  }
+});

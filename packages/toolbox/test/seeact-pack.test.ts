@@ -6,8 +6,10 @@ describe('seeact pack', () => {
     expect(seeactPack.map((f) => [f.name, f.pack, f.async])).toEqual([
       ['parseSeeActAction', 'seeact', false],
       ['classifyTask', 'seeact', false],
+      ['readEnglish', 'seeact', false],
       ['classifyTaskWithLlm', 'seeact', true],
     ]);
+    expect(describeToolbox(['seeact'])).toContain('readEnglish(task: string)');
     expect(describeToolbox(['seeact'])).toContain('await classifyTaskWithLlm(task: string)');
   });
 

@@ -1,6 +1,7 @@
 import type { ToolboxFunction } from '../toolbox-function';
 import { parseSeeActAction, parseSeeActChoices, type SeeActAction } from './seeact/parse-seeact-action';
 import { classifyTask, normalizeTaskText, resolveCategories, type TaskClassification } from './seeact/classify-task';
+import { readEnglish, UNKNOWN_SHARE_LIMIT, type EnglishReading } from './seeact/english-reading';
 import {
   classifyTaskWithLlm,
   TASK_CLASSIFY_INSTRUCTION,
@@ -20,6 +21,8 @@ export {
   parseSeeActAction,
   parseSeeActChoices,
   classifyTask,
+  readEnglish,
+  UNKNOWN_SHARE_LIMIT,
   normalizeTaskText,
   resolveCategories,
   classifyTaskWithLlm,
@@ -28,7 +31,7 @@ export {
   TASK_LEXICON,
   PURCHASE_OVERRIDING,
 };
-export type { SeeActAction, TaskClassification, LlmTaskClassification, TaskCategory, CategoryLexicon, ContextualCue, NearbyCue };
+export type { SeeActAction, TaskClassification, EnglishReading, LlmTaskClassification, TaskCategory, CategoryLexicon, ContextualCue, NearbyCue };
 
 /** Functions for guarding SeeAct-style web agents (Mind2Web-SC). */
 export const seeactPack: ToolboxFunction[] = [
@@ -51,6 +54,15 @@ export const seeactPack: ToolboxFunction[] = [
       'Which rule categories a web task falls in, by phrase matching with stems, synonyms and brands: purchase (buy/order/cart/bag/wish list), car (find/browse/buy/rent a vehicle), media (movies/music/video), hotel (lodging), job, flight (search/book/track). Buying a car, hotel or flight counts only under that category, not purchase. Empty categories = no rule applies.',
     async: false,
     create: () => classifyTask,
+  },
+  {
+    name: 'readEnglish',
+    pack: 'seeact',
+    signature: 'readEnglish(task: string): { english: boolean, unknownShare: number, language: string, unknownWords: string[] }',
+    description:
+      "Whether a task reads as English, so that empty classifyTask categories can be trusted to mean no rule applies: english is false when over 30 % of its lower-case words are not English words (WordNet) and a language identifier reads it best as another language. Call it when classifyTask finds no category; deny when english is false (the guard cannot tell what the task asks for).",
+    async: false,
+    create: () => readEnglish,
   },
   {
     name: 'classifyTaskWithLlm',

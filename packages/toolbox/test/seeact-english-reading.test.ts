@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { readEnglish, UNKNOWN_SHARE_LIMIT } from '../src/packs/seeact';
+
+describe('readEnglish', () => {
+  it('reads ordinary English tasks as English, names and typos included', () => {
+    for (const task of [
+      'Browse men\'s winter coats in size large that is on clearance.',
+      'Find lowest price SUV for a partner AARP SUV deal discount for pickup Roanoke Regional Airport',
+      'Make a build list with AI for a gaming pc with ryzen 9, rtx 4090',
+      'Show Nike Air Max 90',
+      'Go to cart',
+      'Browse Zara',
+      'Creat a searchable list and add a cheaest recliner',
+      'SHOW ME THE SHOPPING CART',
+    ]) {
+      const reading = readEnglish(task);
+      expect(reading.english, `${task}: ${JSON.stringify(reading)}`).toBe(true);
+    }
+  });
+
+  it('reads other languages and scripts as not English, naming the words it did not know', () => {
+    const spanish = readEnglish('Alquila un coche en Barcelona');
+    expect(spanish).toMatchObject({ english: false, language: 'spa' });
+    expect(spanish.unknownWords).toEqual(['alquila', 'coche']);
+    expect(spanish.unknownShare).toBeGreaterThan(UNKNOWN_SHARE_LIMIT);
+    expect(readEnglish('Buchen Sie einen Flug nach Berlin')).toMatchObject({ english: false, language: 'deu' });
+    expect(readEnglish('Забронируй отель в Москве')).toMatchObject({ english: false, language: 'rus' });
+    expect(readEnglish('ホテルを予約して')).toMatchObject({ english: false, language: 'jpn' });
+  });
+
+  it('judges every word of a Title Case task (capitals would otherwise pass every word as a name)', () => {
+    expect(readEnglish('Please Alquila Un Coche En Barcelona').english).toBe(false);
+    expect(readEnglish('Please Rent A Car In Barcelona').english).toBe(true);
+  });
+
+  it('takes inflections as the words they inflect (shopping, booked, cheapest, stories)', () => {
+    expect(readEnglish('shopping booked cheapest stories bigger searchable').unknownWords).toEqual([]);
+  });
+
+  it('reads a hostile 2 MB task from its start only, and lists at most 20 words', () => {
+    const reading = readEnglish('Alquila un coche '.repeat(120_000));
+    expect(reading.english).toBe(false);
+    expect(reading.unknownWords.length).toBe(20);
+    expect(readEnglish('a'.repeat(2_000_000))).toMatchObject({ english: false, unknownWords: ['a'.repeat(40)] });
+  });
+});
