@@ -1,4 +1,5 @@
 import type { PiiKind } from '@guardagent/schemas';
+import { hasNonAscii, normalizeText, sourceSpan } from '../text/normalize-text';
 import { PII_PATTERNS, PII_PRIORITY, type PiiPattern } from './pii-patterns';
 
 export const PII_KINDS: readonly PiiKind[] = ['email', 'phone', 'card', 'iban', 'ssn', 'ip', 'secret'];
@@ -41,12 +42,15 @@ function scan(pattern: PiiPattern, text: string, out: PiiFinding[]): void {
   }
 }
 
-/** Keep one finding per stretch of text: on overlap the more specific kind (secret > card > iban > ssn > email > ip > phone) wins. */
-function resolveOverlaps(found: PiiFinding[]): PiiFinding[] {
+/**
+ * Keep one finding per stretch of text. A finding inside another is dropped (the outer one is
+ * redacted whole: a Luhn-valid run inside an IBAN must not leave the bank prefix visible); two
+ * that cross become one finding over both, of the more specific kind (secret > card > iban > ssn >
+ * email > ip > phone), so no part of either stays in clear.
+ */
+function resolveOverlaps(found: PiiFinding[], text: string): PiiFinding[] {
   if (found.length < 2) return found;
-  found.sort(
-    (a, b) => a.start - b.start || PII_PRIORITY[a.kind] - PII_PRIORITY[b.kind] || b.end - b.start - (a.end - a.start),
-  );
+  found.sort((a, b) => a.start - b.start || b.end - a.end || PII_PRIORITY[a.kind] - PII_PRIORITY[b.kind]);
   const kept: PiiFinding[] = [];
   for (const f of found) {
     const last = kept[kept.length - 1];
@@ -54,24 +58,37 @@ function resolveOverlaps(found: PiiFinding[]): PiiFinding[] {
       kept.push(f);
       continue;
     }
-    const better =
-      PII_PRIORITY[f.kind] < PII_PRIORITY[last.kind] ||
-      (PII_PRIORITY[f.kind] === PII_PRIORITY[last.kind] && f.end - f.start > last.end - last.start);
-    if (better) kept[kept.length - 1] = f;
+    if (f.end <= last.end) continue; // inside the one kept
+    const kind = PII_PRIORITY[f.kind] < PII_PRIORITY[last.kind] ? f.kind : last.kind;
+    kept[kept.length - 1] = { kind, match: text.slice(last.start, f.end), start: last.start, end: f.end };
   }
   return kept;
 }
 
-/** Findings of the given kinds (all by default), in text order, never overlapping. */
+/**
+ * Findings of the given kinds (all by default), in text order, never overlapping, with offsets
+ * in `text`. The patterns run on the text as a reader sees it (normalizeText: full-width digits
+ * and signs, invisible characters and non-breaking spaces folded), and each finding is mapped
+ * back to the characters of `text` that produced it, so redaction covers them all.
+ */
 export function detectPii(text: string, kinds: readonly PiiKind[] = PII_KINDS): PiiFinding[] {
   if (!text) return [];
   const wanted = kinds.length === PII_KINDS.length ? null : new Set(kinds);
+  // Look-alike letters stay as written (a secret's letters are its own); case matters to secrets.
+  // ASCII text has nothing to fold: scan it as it is.
+  const normalized = hasNonAscii(text) ? normalizeText(text, { confusables: false, lowerCase: false }) : null;
+  const scanned = normalized ? normalized.text : text;
   const found: PiiFinding[] = [];
   for (const pattern of PII_PATTERNS) {
     if (wanted && !wanted.has(pattern.kind)) continue;
-    scan(pattern, text, found);
+    scan(pattern, scanned, found);
   }
-  return resolveOverlaps(found);
+  const resolved = resolveOverlaps(found, scanned);
+  if (!normalized) return resolved;
+  return resolved.map((f) => {
+    const span = sourceSpan(normalized, text, f.start, f.end);
+    return { kind: f.kind, match: text.slice(span.start, span.end), start: span.start, end: span.end };
+  });
 }
 
 /** Placeholder that replaces a finding of `kind`. */

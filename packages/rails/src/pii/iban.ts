@@ -12,9 +12,9 @@ const IBAN_LENGTHS: Readonly<Record<string, number>> = {
   TR: 26, UA: 29, VA: 22, VG: 24, XK: 20,
 };
 
-/** ISO 13616 check: known country, its length, and the mod-97 remainder 1. Spaces are ignored; case-insensitive. */
+/** ISO 13616 check: known country, its length, and the mod-97 remainder 1. Spaces and dashes are ignored; case-insensitive. */
 export function ibanValid(value: string): boolean {
-  const iban = value.replace(/ /g, '').toUpperCase();
+  const iban = value.replace(/[ -]/g, '').toUpperCase();
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(iban)) return false;
   const expected = IBAN_LENGTHS[iban.slice(0, 2)];
   if (expected === undefined || iban.length !== expected) return false;

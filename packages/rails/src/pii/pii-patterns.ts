@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import type { PiiKind } from '@guardagent/schemas';
 import { luhnValid } from './luhn';
 import { ibanValid } from './iban';
+import { SECRET_PATTERNS } from './secret-patterns';
 
 /**
  * One detector: a candidate regex (global, bounded quantifiers only so a 2 MB text cannot
@@ -41,8 +42,27 @@ function digitCount(value: string): number {
 
 const hasDigit = (text: string): boolean => /\d/.test(text);
 
+/**
+ * "123 45 6789 Main Street": digits in the SSN's shape that start a street address (a street
+ * type among the next four words). Only the space-separated form is read this way: a dashed or
+ * dotted SSN is not how addresses are written.
+ */
+const STREET_TYPES = new Set(['st', 'street', 'ave', 'avenue', 'rd', 'road', 'blvd', 'boulevard', 'ln', 'lane', 'dr', 'drive', 'ct', 'court', 'way', 'pl', 'place', 'hwy', 'highway', 'pkwy', 'parkway', 'ter', 'terrace', 'cir', 'circle']);
+function looksLikeStreetNumber(candidate: string, text: string, start: number): boolean {
+  if (!candidate.includes(' ')) return false;
+  const after = text.slice(start + candidate.length, start + candidate.length + 120);
+  if (!after.startsWith(' ')) return false;
+  const words = after.split(/[\s,]+/).filter((w) => w !== '').slice(0, 4);
+  return words.some((w) => STREET_TYPES.has(w.toLowerCase().replace(/\.$/, '')));
+}
+
+/** Written between the digit groups of a number: spaces, tabs, line breaks, dashes, dots, slashes (at most three in a row). */
+const NUMBER_SEPARATORS = /[\s./-]/g;
+
 function validCard(candidate: string, text: string, start: number): boolean {
-  const digits = candidate.replace(/[ -]/g, '');
+  const digits = candidate.replace(NUMBER_SEPARATORS, '');
+  // One dot and nothing else between digits is a decimal number, not a card.
+  if (/^\d+\.\d+$/.test(candidate)) return false;
   if (digits.length < 13 || digits.length > 19) return false;
   if (/^(\d)\1+$/.test(digits)) return false;
   if (!luhnValid(digits)) return false;
@@ -62,32 +82,13 @@ function validIpv6(candidate: string): boolean {
 }
 
 export const PII_PATTERNS: readonly PiiPattern[] = [
-  // Secrets by known formats (highest priority: a JWT or key must not be half-matched as something else).
-  { kind: 'secret', regex: /\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}/g, needs: (t) => t.includes('sk-') },
-  { kind: 'secret', regex: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,200}/g, needs: (t) => t.includes('k_') },
-  { kind: 'secret', regex: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g },
-  { kind: 'secret', regex: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, needs: (t) => t.includes('_') },
-  { kind: 'secret', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, needs: (t) => t.includes('github_pat_') },
-  { kind: 'secret', regex: /\bxox[abposr]-[A-Za-z0-9-]{10,200}/g, needs: (t) => t.includes('xox') },
-  { kind: 'secret', regex: /\bAIza[0-9A-Za-z_-]{35}/g, needs: (t) => t.includes('AIza') },
-  {
-    kind: 'secret',
-    regex:
-      // The body cannot cross another `-----` marker, so a run of BEGIN lines costs one scan, not one per line.
-      /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----)[\s\S]){0,20000}-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)?/g,
-    needs: (t) => t.includes('-----BEGIN'),
-  },
-  {
-    kind: 'secret',
-    // Starts only where a token starts (not inside a run of token characters): one scan per token.
-    regex: /(?<![A-Za-z0-9_.-])eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,16000}\.[A-Za-z0-9_-]{0,2000}/g,
-    needs: (t) => t.includes('eyJ'),
-  },
-  // Payment cards: brand prefix 2-6, 13-19 digits, Luhn, not labelled as an order number.
-  { kind: 'card', regex: /(?<![\d.+])[2-6](?:[ -]?\d){12,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
+  ...SECRET_PATTERNS,
+  // Payment cards: brand prefix 2-6, 13-19 digits, Luhn, not labelled as an order number. Any
+  // separators people (or attackers) write between digits: see NUMBER_SEPARATORS.
+  { kind: 'card', regex: /(?<![\d.+])[2-6](?:[\s./-]{0,3}\d){12,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
   {
     kind: 'iban',
-    regex: /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])/g,
+    regex: /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])/g,
     needs: hasDigit,
     valid: (c) => ibanValid(c),
     shrink: true,
@@ -95,8 +96,9 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   // US SSN, formatted (area 001-899 except 666, group and serial not zero).
   {
     kind: 'ssn',
-    regex: /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])/g,
+    regex: /(?<![\d.-])(?!000|666|9\d\d)\d{3}([-. ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-]|\.\d)/g,
     needs: hasDigit,
+    valid: (candidate, text, start) => !looksLikeStreetNumber(candidate, text, start),
   },
   // Unformatted SSN only right after an SSN label: nine bare digits are too often something else.
   {

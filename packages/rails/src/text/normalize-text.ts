@@ -31,6 +31,33 @@ const LETTER = /\p{L}/u;
 
 const NON_ASCII = /[^\x00-\x7F]/;
 
+/** Whether `text` has a character outside ASCII (then normalizeText has something to fold). */
+export function hasNonAscii(text: string): boolean {
+  return NON_ASCII.test(text);
+}
+
+// Folded form of each non-ASCII character met, per option set: a text repeats its few accented or
+// full-width characters. Cleared when full, so a text of a million distinct characters costs
+// memory for at most FOLD_CACHE_MAX of them.
+const FOLD_CACHE_MAX = 4096;
+const foldCaches = new Map<string, Map<string, string>>();
+
+function foldChar(char: string, confusables: boolean, lowerCase: boolean): string {
+  const key = `${confusables ? 1 : 0}${lowerCase ? 1 : 0}`;
+  let cache = foldCaches.get(key);
+  if (!cache) foldCaches.set(key, (cache = new Map()));
+  const known = cache.get(char);
+  if (known !== undefined) return known;
+  let folded = '';
+  if (!INVISIBLE.test(char)) {
+    for (const piece of char.normalize('NFKD')) if (!MARK.test(piece)) folded += confusables ? (confusablesMap.get(piece) ?? piece) : piece;
+    if (lowerCase) folded = folded.toLowerCase();
+  }
+  if (cache.size >= FOLD_CACHE_MAX) cache.clear();
+  cache.set(char, folded);
+  return folded;
+}
+
 /**
  * Linear in the input: ASCII runs are copied (and lower-cased) whole; every other code point is
  * folded on its own (NFKD, marks dropped, then the confusables map), so the index map stays exact.
@@ -52,13 +79,23 @@ export function normalizeText(input: string, options: NormalizeOptions = {}): No
 
 function foldCodePoints(input: string, confusables: boolean, lowerCase: boolean): NormalizedText {
   const parts: string[] = [];
-  const index: number[] = [];
+  // Grown by doubling: NFKD may expand a character (a ligature, a fraction), so the size is not known.
+  let index = new Uint32Array(input.length + 16);
+  let size = 0;
+  const mapTo = (source: number, count: number) => {
+    if (size + count > index.length) {
+      const grown = new Uint32Array(Math.max(index.length * 2, size + count));
+      grown.set(index.subarray(0, size));
+      index = grown;
+    }
+    for (let i = 0; i < count; i += 1) index[size++] = source;
+  };
   let runStart = 0;
   const flushAscii = (end: number) => {
     if (end <= runStart) return;
     const run = input.slice(runStart, end);
     parts.push(lowerCase ? run.toLowerCase() : run);
-    for (let i = runStart; i < end; i += 1) index.push(i);
+    for (let i = runStart; i < end; i += 1) mapTo(i, 1);
   };
   for (let at = 0; at < input.length; ) {
     const code = input.charCodeAt(at);
@@ -71,15 +108,13 @@ function foldCodePoints(input: string, confusables: boolean, lowerCase: boolean)
     const from = at;
     at += char.length;
     runStart = at;
-    if (INVISIBLE.test(char)) continue;
-    let folded = '';
-    for (const piece of char.normalize('NFKD')) if (!MARK.test(piece)) folded += confusables ? (confusablesMap.get(piece) ?? piece) : piece;
-    if (lowerCase) folded = folded.toLowerCase();
+    const folded = foldChar(char, confusables, lowerCase);
+    if (folded === '') continue;
     parts.push(folded);
-    for (let i = 0; i < folded.length; i += 1) index.push(from);
+    mapTo(from, folded.length);
   }
   flushAscii(input.length);
-  return { text: parts.join(''), sourceIndex: Uint32Array.from(index) };
+  return { text: parts.join(''), sourceIndex: index.slice(0, size) };
 }
 
 const LEET_CANDIDATE = /[013457@$!|]/;
