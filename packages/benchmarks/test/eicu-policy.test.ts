@@ -11,7 +11,7 @@ describe('examples/policies/eicu-ac.yaml', () => {
     expect(policy.demonstrations.length).toBeGreaterThanOrEqual(1);
     expect(policy.demonstrations.length).toBeLessThanOrEqual(3);
     expect(policy.requests).toMatch(/general administration/);
-    expect(policy.program).toMatch(/ehrCodeAccess/);
+    expect(policy.program).toMatch(/ehrCodeAnalysis/);
   });
 
   it('holds exactly the labelled examples built from the bundled sample', async () => {

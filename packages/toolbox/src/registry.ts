@@ -15,7 +15,7 @@ export const TOOLBOX_PACK_FUNCTIONS: Record<ToolboxPack, ToolboxFunction[]> = {
 /** Version of each pack's behaviour; part of a policy's digest so a changed pack recompiles. */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
-  ehragent: '1',
+  ehragent: '2',
   seeact: '2',
   rails: '2',
 };

@@ -133,10 +133,11 @@ describe('ehrCodeAccess', () => {
     expect(ehrCodeAccess(code)).toEqual({ diagnosis: ['diagnosisname'] });
   });
 
-  it('returns {} for code without database calls or for garbage', () => {
+  it('returns {} for code without database calls, and refuses garbage it cannot read', () => {
     expect(ehrCodeAccess('answer = 1 + 1')).toEqual({});
-    expect(ehrCodeAccess(')))(((\n:::')).toEqual({});
     expect(ehrCodeAccess('')).toEqual({});
+    // Unreadable lines could hide a read: no longer skipped as if they read nothing.
+    expect(() => ehrCodeAccess(')))(((\n:::')).toThrow(/cannot be fully analysed: a line could not be read/);
   });
 
   it('refuses code nested too deeply to follow instead of skipping it', () => {

@@ -32,7 +32,7 @@ describe('ehragent pack', () => {
   });
 
   it('exposes callable functions with signatures', () => {
-    expect(ehragentPack.map((f) => f.name)).toEqual(['ehrExtractCode', 'ehrCodeAccess', 'ehrOutputAccess', 'ehrSchema']);
+    expect(ehragentPack.map((f) => f.name)).toEqual(['ehrExtractCode', 'ehrCodeAccess', 'ehrCodeAnalysis', 'ehrOutputAccess', 'ehrSchema']);
     for (const f of ehragentPack) {
       expect(f.pack).toBe('ehragent');
       expect(f.signature.startsWith(`${f.name}(`)).toBe(true);

@@ -1,5 +1,6 @@
 import type { ToolboxFunction } from '../toolbox-function';
-import { ehrCodeAccess } from './ehragent/code-access';
+import { ehrCodeAccess, ehrCodeAnalysis, type CodeAnalysis } from './ehragent/code-access';
+import { CodeUnanalysableError } from './ehragent/code-unanalysable-error';
 import { ehrExtractCode } from './ehragent/extract-code';
 import { EICU_SCHEMA, isEicuColumn } from './ehragent/eicu-schema';
 import { tokenizePython, type Token, type TokenKind } from './ehragent/python-tokenizer';
@@ -7,9 +8,9 @@ import { parsePython, MAX_NESTING, type Expr, type Stmt } from './ehragent/pytho
 import { CodeTooComplexError } from './ehragent/code-too-complex-error';
 import { conditionColumns, getValueColumns } from './ehragent/condition-columns';
 
-export { CodeTooComplexError, MAX_NESTING };
-export { ehrCodeAccess, ehrExtractCode, EICU_SCHEMA, isEicuColumn, tokenizePython, parsePython, conditionColumns, getValueColumns };
-export type { Token, TokenKind, Expr, Stmt };
+export { CodeTooComplexError, CodeUnanalysableError, MAX_NESTING };
+export { ehrCodeAccess, ehrCodeAnalysis, ehrExtractCode, EICU_SCHEMA, isEicuColumn, tokenizePython, parsePython, conditionColumns, getValueColumns };
+export type { Token, TokenKind, Expr, Stmt, CodeAnalysis };
 
 /** The tables/columns read by the code found in an output log (`ehrCodeAccess(ehrExtractCode(output))`). */
 export function ehrOutputAccess(outputLog: string): Record<string, string[]> {
@@ -41,8 +42,14 @@ export const ehragentPack: ToolboxFunction[] = [
   plain(
     'ehrCodeAccess',
     'ehrCodeAccess(code: string): Record<string, string[]>',
-    "Tables and columns EHRAgent's Python code reads: LoadDB('t'), FilterDB(db, 'col=v||col2>v') conditions, GetValue(db, 'col, max'), SQLInterpreter(sql), and row subscripts like row['col'], following variables, aliases, loops and nested calls. Lower-case, sorted; a table loaded but never read by column maps to []; for eICU tables only real columns count. Throws when the code nests too deeply to follow (the guard then fails closed).",
+    "Tables and columns EHRAgent's Python code reads: LoadDB('t'), FilterDB(db, 'col=v||col2>v') conditions, GetValue(db, 'col, max'), SQLInterpreter(sql), and row subscripts like row['col'], following variables, aliases, loops and nested calls. Lower-case, sorted; a table loaded but never read by column maps to []; for eICU tables only real columns count. Throws when the code nests too deeply to follow or does anything it cannot follow (a table name built at run time, eval/exec/getattr, an aliased LoadDB, a line it cannot read): the guard then fails closed.",
     ehrCodeAccess,
+  ),
+  plain(
+    'ehrCodeAnalysis',
+    'ehrCodeAnalysis(code: string): { access: Record<string, string[]>, unanalysable: string[] }',
+    "Like ehrCodeAccess, but returns what it could not follow instead of throwing: `unanalysable` lists why the access may be incomplete (empty when it is complete). Deny when it is not empty, naming the reasons.",
+    ehrCodeAnalysis,
   ),
   plain(
     'ehrOutputAccess',

@@ -1,8 +1,9 @@
 import { tokenizePython } from './python-tokenizer';
-import { parsePython, type Expr, type Stmt } from './python-ast';
+import { parsePythonReporting, type Expr, type Stmt } from './python-ast';
 import { AccessRecorder, normalizeTable } from './access-recorder';
 import { conditionColumns, getValueColumns } from './condition-columns';
 import { sqlAccess } from './sql-access';
+import { CodeUnanalysableError } from './code-unanalysable-error';
 
 /** What an expression evaluates to, as far as access goes: the tables its rows come from, and its text if it is a string. */
 interface Value {
@@ -15,6 +16,15 @@ const union = (values: Value[]): Set<string> => new Set(values.flatMap((v) => [.
 
 /** Builtins whose result still holds the rows of their arguments (iterating them yields those rows). */
 const PASS_THROUGH = new Set(['list', 'sorted', 'reversed', 'enumerate', 'zip', 'iter', 'filter', 'tuple', 'copy', 'deepcopy', 'concat', 'dataframe', 'next']);
+
+/** EHRAgent's database functions: used other than by a direct call (aliased, passed along), their reads cannot be followed. */
+const DATABASE_FUNCTIONS = new Set(['loaddb', 'filterdb', 'getvalue', 'sqlinterpreter']);
+
+/** Builtins that run code or reach a function by a name computed at run time. */
+const DYNAMIC = new Set(['eval', 'exec', 'execfile', 'compile', '__import__', 'getattr', 'setattr', 'globals', 'locals', 'vars', '__builtins__', 'import_module', 'importlib']);
+
+/** A placeholder left in a string built from values the analyser cannot know. */
+const UNKNOWN_PART = '{}';
 
 /** List/set/dict methods that add their arguments to the receiver. */
 const MUTATORS = new Set(['append', 'extend', 'insert', 'add', 'update', 'appendleft', 'extendleft']);
@@ -30,9 +40,30 @@ function fstringTemplate(value: string): string {
   return value.replace(/\{\{|\}\}|\{[^{}]*\}/g, (m) => (m === '{{' ? '{' : m === '}}' ? '}' : '{}'));
 }
 
+/** `'{}-{}'.format('a', x)` → 'a-{}': constant arguments filled in, the others left as placeholders. */
+function formatTemplate(template: string, args: Value[], kwargs: Array<{ name: string; value: Value }>): string {
+  let next = 0;
+  return template.replace(/\{([A-Za-z_0-9]*)(?:![rsa])?(?::[^{}]*)?\}/g, (_field, key: string) => {
+    const value = key === '' ? args[next++] : /^\d+$/.test(key) ? args[Number(key)] : kwargs.find((k) => k.name === key)?.value;
+    return value?.text ?? UNKNOWN_PART;
+  });
+}
+
+/** `'%s_%s' % ('a', x)` → 'a_{}'. */
+function percentTemplate(template: string, values: Value[]): string {
+  let next = 0;
+  return template.replace(/%[sdr]/g, () => values[next++]?.text ?? UNKNOWN_PART);
+}
+
 class CodeAnalyzer {
   readonly recorder = new AccessRecorder();
+  /** What could not be followed: any entry means the access found may be incomplete. */
+  readonly unanalysable: string[] = [];
   private env = new Map<string, Value>();
+
+  cannot(reason: string): void {
+    if (!this.unanalysable.includes(reason) && this.unanalysable.length < 20) this.unanalysable.push(reason);
+  }
 
   run(statements: Stmt[]): void {
     // Two passes: names used (in loops or function bodies) before the line that binds them get that binding.
@@ -98,8 +129,13 @@ class CodeAnalyzer {
 
   private eval(e: Expr, lambdaTables?: ReadonlySet<string>): Value {
     switch (e.kind) {
-      case 'name':
+      case 'name': {
+        // Reached here, a name is read as a value, not called: an alias of a database function or of eval.
+        const lower = e.id.toLowerCase();
+        if (DATABASE_FUNCTIONS.has(lower)) this.cannot(`${e.id} is used other than in a direct call (an alias or an argument), so what it reads cannot be followed`);
+        if (DYNAMIC.has(lower)) this.cannot(`${e.id} is used: code run by a computed name cannot be analysed`);
         return this.env.get(e.id) ?? NONE;
+      }
       case 'str':
         return { tables: new Set(), text: e.fstring ? fstringTemplate(e.value) : e.value };
       case 'num':
@@ -146,9 +182,11 @@ class CodeAnalyzer {
     }
     let text: string | undefined;
     if (e.operators.length > 0 && e.operators.every((o) => o === '+') && parts.some((p) => p.text !== undefined)) {
-      text = parts.map((p) => p.text ?? '{}').join('');
-    } else if (e.operators[0] === '%' && parts[0]?.text !== undefined) {
-      text = parts[0].text;
+      text = parts.map((p) => p.text ?? UNKNOWN_PART).join('');
+    } else if (e.operators.length === 1 && e.operators[0] === '%' && parts[0]?.text !== undefined) {
+      const right = e.parts[1];
+      const values = right?.kind === 'seq' ? right.items.map((x) => this.eval(x)) : [parts[1] ?? NONE];
+      text = percentTemplate(parts[0].text, values);
     }
     const choosing = e.operators.some((o) => o === 'if' || o === 'else' || o === 'or' || o === 'and');
     return { tables: choosing ? tabled : new Set(), text };
@@ -189,9 +227,14 @@ class CodeAnalyzer {
     const args = e.args.map((a, i) => (a.kind === 'lambda' ? this.eval(a, lambdaTables ?? (i > 0 ? this.eval(e.args[0]).tables : undefined)) : this.eval(a)));
     const kwargs = e.kwargs.map((k) => ({ name: k.name, expr: k.value, value: k.value.kind === 'lambda' ? this.eval(k.value, lambdaTables ?? args[0]?.tables) : this.eval(k.value) }));
 
+    if (DYNAMIC.has(name)) this.cannot(`calls ${calleeName(e.func)}(): code run by a computed name cannot be analysed`);
     if (name === 'loaddb') {
-      const table = args[0]?.text !== undefined ? normalizeTable(args[0].text) : null;
-      if (!table) return NONE;
+      const given = args[0] ?? kwargs[0]?.value;
+      const table = given?.text !== undefined && !given.text.includes(UNKNOWN_PART) ? normalizeTable(given.text) : null;
+      if (!table) {
+        this.cannot(`LoadDB is given a table name that is not a constant (${given?.text === undefined ? 'a computed value' : JSON.stringify(given.text)})`);
+        return NONE;
+      }
       this.recorder.touch(table);
       return { tables: new Set([table]) };
     }
@@ -208,12 +251,19 @@ class CodeAnalyzer {
       return NONE;
     }
     if (name === 'sqlinterpreter' || name === 'execute' || name === 'read_sql' || name === 'read_sql_query') {
-      const sql = args.find((a) => a.text !== undefined)?.text;
-      if (sql !== undefined) sqlAccess(sql, this.recorder);
+      const sql = args.find((a) => a.text !== undefined)?.text ?? kwargs.find((k) => k.value.text !== undefined)?.value.text;
+      if (sql === undefined || sql.includes(UNKNOWN_PART)) this.cannot(`${calleeName(e.func)} is given a query that is not a constant string`);
+      if (sql !== undefined) for (const reason of sqlAccess(sql, this.recorder)) this.cannot(reason);
       return NONE;
     }
     if (e.func.kind === 'attr') {
-      if (name === 'format') return { tables: new Set(), text: receiver.text };
+      if (name === 'format') return { tables: new Set(), text: receiver.text === undefined ? undefined : formatTemplate(receiver.text, args, kwargs) };
+      // `''.join(['co', 'st'])`: a constant when every piece is.
+      if (name === 'join' && receiver.text !== undefined && receiver.tables.size === 0) {
+        const pieces = e.args[0]?.kind === 'seq' ? e.args[0].items.map((x) => this.eval(x).text) : [];
+        if (pieces.length > 0 && pieces.every((p) => p !== undefined)) return { tables: union(args), text: pieces.join(receiver.text) };
+        return { tables: union(args), text: UNKNOWN_PART };
+      }
       // Containers that collect rows (`out.append(row)`, `out.extend(rows)`) hold those rows from then on.
       if (MUTATORS.has(name) && e.func.obj.kind === 'name') {
         const grown = union([receiver, ...args]);
@@ -244,7 +294,27 @@ class CodeAnalyzer {
  * For the ten eICU tables only real columns count; names read from an unknown table are kept as written.
  */
 export function ehrCodeAccess(code: string): Record<string, string[]> {
+  const analysis = ehrCodeAnalysis(code);
+  if (analysis.unanalysable.length > 0) throw new CodeUnanalysableError(analysis.unanalysable);
+  return analysis.access;
+}
+
+/** What ehrCodeAnalysis found: the access it could follow, and what it could not. */
+export interface CodeAnalysis {
+  access: Record<string, string[]>;
+  /**
+   * Why the access may be incomplete, empty when it is not: a line the parser could not read, a
+   * table name or query built from values it cannot know, a database function aliased or passed
+   * along, eval/exec/getattr and the like. A guard must not allow what it could not analyse.
+   */
+  unanalysable: string[];
+}
+
+/** Like ehrCodeAccess, but reports what it could not follow instead of throwing. */
+export function ehrCodeAnalysis(code: string): CodeAnalysis {
   const analyzer = new CodeAnalyzer();
-  analyzer.run(parsePython(tokenizePython(String(code ?? ''))));
-  return analyzer.recorder.result();
+  const { statements, skipped } = parsePythonReporting(tokenizePython(String(code ?? '')));
+  for (const line of skipped) analyzer.cannot(`a line could not be read: ${line}`);
+  analyzer.run(statements);
+  return { access: analyzer.recorder.result(), unanalysable: analyzer.unanalysable };
 }

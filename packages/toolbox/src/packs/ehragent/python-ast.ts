@@ -64,9 +64,17 @@ class Parser {
     return false;
   }
 
-  /** Skip to the end of the current logical line (used to recover from anything unexpected). */
-  private skipLine(): void {
+  /**
+   * Tokens the parser passed over without reading them, one entry per stretch (a logical line's
+   * rest). Whatever is in them was not analysed: the caller treats code with any as unanalysable.
+   */
+  readonly skipped: string[] = [];
+
+  /** Skip to the end of the current logical line (used to recover from anything unexpected); `record` notes what was skipped. */
+  private skipLine(record = true): void {
+    const from = this.pos;
     while (this.peek() && this.peek()!.kind !== 'newline') this.pos++;
+    if (record && this.pos > from) this.skipped.push(describeTokens(this.tokens.slice(from, this.pos)));
   }
 
   parseModule(): Stmt[] {
@@ -84,7 +92,10 @@ class Parser {
         this.pos = start;
         this.skipLine();
       }
-      if (this.pos === start) this.pos++;
+      if (this.pos === start) {
+        this.skipped.push(describeTokens([this.peek()!]));
+        this.pos++;
+      }
     }
     return out;
   }
@@ -95,13 +106,21 @@ class Parser {
     if (t.kind === 'name') {
       switch (t.value) {
         case 'import':
-        case 'from':
+        case 'from': {
+          // An import can rename a database function (`from tools import LoadDB as load`) or bring
+          // in a way to run code by name; the rest (pandas, datetime...) reads no table.
+          const start = this.pos;
+          this.skipLine(false);
+          const names = this.tokens.slice(start, this.pos).filter((tok) => tok.kind === 'name').map((tok) => tok.value.toLowerCase());
+          if (names.some((n) => RISKY_IMPORTS.has(n))) this.skipped.push(describeTokens(this.tokens.slice(start, this.pos)));
+          return;
+        }
         case 'global':
         case 'nonlocal':
         case 'pass':
         case 'break':
         case 'continue':
-          this.skipLine();
+          this.skipLine(false);
           return;
         case 'for':
         case 'async':
@@ -394,7 +413,23 @@ class Parser {
   }
 }
 
+/** Imports that can rename a database function or run code by name. */
+const RISKY_IMPORTS = new Set(['loaddb', 'filterdb', 'getvalue', 'sqlinterpreter', 'importlib', 'builtins', '__builtins__']);
+
+/** A short, readable rendering of skipped tokens for a reason string. */
+function describeTokens(tokens: Token[]): string {
+  const text = tokens.map((t) => (t.kind === 'string' ? JSON.stringify(t.value) : t.value)).join(' ');
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
 /** Parse tokens into loose statements. Unparseable lines are skipped; only over-deep nesting throws (CodeTooComplexError). */
 export function parsePython(tokens: Token[]): Stmt[] {
   return new Parser(tokens).parseModule();
+}
+
+/** Like parsePython, also returning what was skipped unread (see Parser.skipped). */
+export function parsePythonReporting(tokens: Token[]): { statements: Stmt[]; skipped: string[] } {
+  const parser = new Parser(tokens);
+  const statements = parser.parseModule();
+  return { statements, skipped: parser.skipped };
 }

@@ -8,13 +8,61 @@ const SQL_KEYWORDS = new Set([
   'strftime', 'current_time', 'now', 'start', 'of', 'year', 'month', 'day', 'with', 'using', 'natural',
 ]);
 
+/** Statements that reach data or code other than by naming a table. */
+const OUT_OF_REACH = /\b(?:attach|load_extension|pragma|readfile|writefile|edit)\b/i;
+
+/**
+ * The query as the analyser reads it: comments become spaces (`FROM/**\/cost` is `FROM cost`) unless kept,
+ * quoted identifiers lose their quotes (`"cost"`, `` `cost` ``, `[cost]` name the table cost in
+ * SQLite), and string literals are blanked. One left-to-right scan, so linear in the query.
+ */
+function readableSql(sql: string, keepComments = false): string {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const next = sql[i + 1];
+    if (c === '-' && next === '-' && !keepComments) {
+      const end = sql.indexOf('\n', i);
+      i = end === -1 ? sql.length : end;
+      out += ' ';
+    } else if (c === '/' && next === '*' && !keepComments) {
+      const end = sql.indexOf('*/', i + 2);
+      i = end === -1 ? sql.length : end + 2;
+      out += ' ';
+    } else if (c === "'") {
+      // A string literal ('' is a quote inside it).
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
+      i = j + 1;
+      out += ' ';
+    } else if (c === '"' || c === '`' || c === '[') {
+      const close = c === '[' ? ']' : c;
+      const end = sql.indexOf(close, i + 1);
+      const name = end === -1 ? sql.slice(i + 1) : sql.slice(i + 1, end);
+      i = end === -1 ? sql.length : end + 1;
+      out += ` ${name.replace(/[^A-Za-z0-9_.*]/g, '_')} `;
+    } else {
+      out += c;
+      i += 1;
+    }
+  }
+  return out;
+}
+
 /**
  * Tables and columns a SQL query (as passed to EHRAgent's SQLInterpreter) reads. Subqueries are
  * flattened: `alias.column` resolves through every FROM/JOIN alias; a bare identifier counts for each
  * referenced table whose schema has that column; `select *` / `t.*` reads every column (`*`).
+ * Any eICU table named anywhere in the query outside a string literal counts as read, whatever
+ * clause (or comment: engines differ on what a comment is) names it. Returns
+ * why the query cannot be fully analysed (empty when it can).
  */
-export function sqlAccess(sql: string, recorder: AccessRecorder): void {
-  const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, ' ');
+export function sqlAccess(sql: string, recorder: AccessRecorder): string[] {
+  const problems: string[] = [];
+  if (OUT_OF_REACH.test(sql)) problems.push('the SQL query uses ATTACH, PRAGMA or an extension function, which reach data other than by table name');
+  for (const word of readableSql(sql, true).toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []) if (Object.hasOwn(EICU_SCHEMA, word)) recorder.touch(word);
+  const text = readableSql(sql);
   const aliases = new Map<string, string>();
   const fromRe = /\b(?:from|join)\s+([A-Za-z_]\w*)(?:\s+(?:as\s+)?([A-Za-z_]\w*))?/gi;
   for (let m = fromRe.exec(text); m; m = fromRe.exec(text)) {
@@ -41,4 +89,5 @@ export function sqlAccess(sql: string, recorder: AccessRecorder): void {
     if (SQL_KEYWORDS.has(word)) continue;
     for (const t of tables) if (EICU_SCHEMA[t]?.includes(word)) recorder.column(t, word);
   }
+  return problems;
 }
