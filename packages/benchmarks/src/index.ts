@@ -6,3 +6,4 @@ export { benchmark, BENCHMARK_NAMES, type BenchmarkName, type BenchmarkEntry } f
 export { runBenchmark, policyForMode, type BenchmarkReport, type BenchmarkRunOptions, type WrongRecord } from './run-benchmark';
 export { runBaseline } from './run-baseline';
 export { metricsTable } from './format-report';
+export * from './detectors/index';

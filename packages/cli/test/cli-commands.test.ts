@@ -67,6 +67,18 @@ describe('guardagent CLI', () => {
     expect(report.n).toBeGreaterThan(10);
   });
 
+  it('eval --detectors --json measures the injection detector on its corpus (no Redis, no LLM)', async () => {
+    const result = await run(['eval', '--detectors', '--json'], { REDIS_URL: '' });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ detector: 'rails injection detector', threshold: 0.5 });
+    expect(report.splits.heldout.tpr).toBeGreaterThanOrEqual(0.6);
+    expect(Object.keys(report.families.heldout)).toContain('tensor-trust-hijacking');
+    const both = await run(['eval', '--detectors', '--benchmark', 'eicu-ac']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/detectors: give either --detectors or --benchmark/);
+  });
+
   it('demo (the README main command) moderates both bundled samples with no LLM and reports throughput', async () => {
     const result = await run(['demo', '--burst', '300'], { REDIS_URL: '', GUARDAGENT_LLM_BASE_URL: '', OPENAI_API_KEY: '' });
     expect(result.code, result.stderr).toBe(0);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
-import { BENCHMARK_NAMES, benchmark, metricsTable, policyForMode, runBaseline, runBenchmark, type BenchmarkName } from '@guardagent/benchmarks';
+import { BENCHMARK_NAMES, benchmark, evaluateInjectionDetector, formatDetectorReport, metricsTable, policyForMode, runBaseline, runBenchmark, type BenchmarkName } from '@guardagent/benchmarks';
 import { LlmClient, llmConfigFromEnv } from '@guardagent/llm';
 import { LlmNotConfiguredError } from '@guardagent/errors';
 import { startLocalStack } from '../local-stack';
@@ -8,7 +8,9 @@ import { ensurePolicyReady } from '../ensure-policy';
 import { createProgress } from '../progress';
 
 interface EvalOptions {
-  benchmark: string;
+  benchmark?: string;
+  detectors?: boolean;
+  corpus?: string;
   data?: string;
   logs?: string;
   mode: string;
@@ -21,8 +23,10 @@ interface EvalOptions {
 export function registerEval(program: Command): void {
   program
     .command('eval')
-    .description("run a benchmark through the real pipeline and print the paper's metrics (LPA, LPP, LPR, EA, FRA)")
-    .requiredOption('--benchmark <name>', BENCHMARK_NAMES.join(' | '))
+    .description("run a benchmark through the real pipeline and print the paper's metrics (LPA, LPP, LPR, EA, FRA), or measure the rails' detectors on a public corpus (--detectors)")
+    .option('--benchmark <name>', BENCHMARK_NAMES.join(' | '))
+    .option('--detectors', 'measure the prompt-injection detector on its public corpus (TPR, FPR, precision, F1 per split and family; µs per text)')
+    .option('--corpus <file>', 'with --detectors: a corpus in the same JSONL format (default: the bundled one)')
     .option('--data <file>', 'records (default: the bundled sample)')
     .option('--logs <dir>', 'EHRAgent logs directory (eicu-ac; default: beside --data)')
     .option('--mode <mode>', 'compiled (verified program, no LLM) | per-request (the paper: LLM writes code per job)', 'compiled')
@@ -31,6 +35,12 @@ export function registerEval(program: Command): void {
     .option('--baseline', "also run the paper's model-guarding-agent baseline (the LLM judges directly; needs an LLM)")
     .option('--json', 'print one JSON object instead of tables')
     .action(async (options: EvalOptions) => {
+      if (options.detectors) {
+        if (options.benchmark) throw new ValidationError('eval options', [{ path: 'detectors', message: 'give either --detectors or --benchmark, not both' }]);
+        const report = evaluateInjectionDetector(options.corpus);
+        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatDetectorReport(report));
+        return;
+      }
       if (!BENCHMARK_NAMES.includes(options.benchmark as BenchmarkName)) {
         throw new ValidationError('eval options', [{ path: 'benchmark', message: `must be one of ${BENCHMARK_NAMES.join(', ')}` }]);
       }

@@ -19,11 +19,16 @@ const BASE64_RUN = /[A-Za-z0-9+/_-]{24,8192}={0,2}/g;
 const NON_ASCII = /[^\x00-\x7F]/;
 const MAX_BASE64_CANDIDATES = 32;
 
-/** Lowercase, NFKC (full-width and styled letters become plain), invisible characters removed, blanks collapsed. */
+/** An underscore or a run of them between two letters: `ignore_all_previous_instructions` reads as words. */
+const WORD_JOINER = /(?<=[a-z])_+(?=[a-z])/g;
+
+/** Lowercase, NFKC (full-width and styled letters become plain), invisible characters removed, words joined by underscores split, blanks collapsed. */
 function normalize(text: string): string {
   let out = text;
   if (NON_ASCII.test(out)) out = out.replace(INVISIBLE, '').normalize('NFKC');
-  return out.toLowerCase().replace(/[ \t\r\f\v]+/g, ' ');
+  out = out.toLowerCase();
+  if (out.includes('_')) out = out.replace(WORD_JOINER, ' ');
+  return out.replace(/[ \t\r\f\v]+/g, ' ');
 }
 
 function phraseSignals(normalized: string, into: Set<string>): void {
@@ -77,6 +82,42 @@ function decodedBase64Texts(text: string): string[] {
   return out;
 }
 
+/** Tokens of at most this many characters, repeated this many times in a row (or in a short cycle), are a flood. */
+const FLOOD_TOKEN_MAX_CHARS = 4;
+const FLOOD_MIN_RUN = 40;
+const FLOOD_MAX_PERIOD = 4;
+/** Only the first tokens are looked at: a flood long enough to matter starts early. */
+const FLOOD_MAX_TOKENS = 20_000;
+
+/**
+ * A run of one short token repeated over and over ("ö ö ö …", ") ] } ) ] } …"): floods like this
+ * push a model off its instructions (the "glitch token" attacks of Tensor Trust). Blank-separated
+ * tokens; a cycle of up to four tokens counts as one repeat. Linear: one pass per period.
+ */
+function hasTokenFlood(text: string): boolean {
+  const tokens: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length && tokens.length < FLOOD_MAX_TOKENS; i++) {
+    const blank = i === text.length || text.charCodeAt(i) <= 32;
+    if (!blank && start < 0) start = i;
+    else if (blank && start >= 0) {
+      tokens.push(text.slice(start, i));
+      start = -1;
+    }
+  }
+  if (tokens.length < FLOOD_MIN_RUN) return false;
+  for (let period = 1; period <= FLOOD_MAX_PERIOD; period++) {
+    let run = 0;
+    for (let i = period; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.length <= FLOOD_TOKEN_MAX_CHARS && t === tokens[i - period]) {
+        if (++run >= FLOOD_MIN_RUN) return true;
+      } else run = 0;
+    }
+  }
+  return false;
+}
+
 function combine(signals: Set<string>): number {
   let keep = 1;
   for (const s of signals) keep *= 1 - (SIGNAL_WEIGHTS[s] ?? 0);
@@ -102,6 +143,7 @@ export function detectInjection(text: string): InjectionResult {
     if (BIDI_CONTROL.test(text)) signals.add('bidi-control');
   }
   phraseSignals(analysed, signals);
+  if (hasTokenFlood(text)) signals.add('token-flood');
   for (const decoded of decodedBase64Texts(text)) {
     const inner = new Set<string>();
     phraseSignals(normalize(decoded), inner);

@@ -9,15 +9,28 @@ export interface PhrasePattern {
 
 const W = "[\\w'-]+";
 const GAP = (n: number) => `(?:\\s+${W}){0,${n}}?`;
-const VERB = '(?:ignore|disregard|forget|override|bypass|skip|abandon|drop|do not follow|don\'t follow|stop following)';
-const WHICH = '(?:previous|prior|above|earlier|preceding|initial|original|system|all|any|every|your|existing|safety|current)';
+const VERB =
+  "(?:ignore|disregard|forget|override|bypass|skip|abandon|drop|discard|neglect|omit|disobey|delete|erase|clear|reset|set aside|put aside|throw out|pay no attention to|do not follow|don't follow|stop following)";
+const WHICH =
+  "(?:previous|prior|above|earlier|preceding|initial|original|system|system's|model's|ai's|developer's|openai's|all|any|every|your|existing|safety|security|current|these|those)";
 const WHAT =
-  '(?:instructions?|prompts?|rules|directives?|guidelines?|guardrails?|constraints|restrictions|polic(?:y|ies)|commands|programming|context|training)';
+  '(?:instructions?|prompts?|rules|directives?|guidelines?|guardrails?|constraints|restrictions|polic(?:y|ies)|commands|orders|messages|conversations?|programming|context|training|protocols?|safeguards|filters|measures|ethics|principles|considerations|boundaries|limits)';
+
+/** Words for rules a model follows, and for what a jailbreak claims to be free of. */
+const BOUNDS = '(?:(?:content |safety |usage )?(?:restrictions|filters|limits|limitations|boundaries|censorship|rules|guidelines|policies)|ethics|morals|ethical (?:guidelines|constraints|restrictions|principles))';
 
 export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // "ignore all previous instructions", "disregard your system prompt"; not "ignore the previous email".
   { signal: 'ignore-instructions', regex: new RegExp(`\\b${VERB}${GAP(4)}\\s+${WHICH}${GAP(2)}\\s+${WHAT}\\b`) },
-  { signal: 'ignore-instructions', regex: /\b(?:previous|prior|above|earlier|system) (?:instructions|prompts?|rules) (?:are|is) (?:void|cancel+ed|obsolete|no longer valid|revoked)\b/ },
+  { signal: 'ignore-instructions', regex: /\b(?:previous|prior|above|earlier|system|original) (?:instructions|prompts?|rules|guidelines) (?:are|is) (?:now )?(?:void|null|cancel+ed|obsolete|irrelevant|revoked|no longer (?:valid|in effect|apply|applicable))\b/ },
+  { signal: 'ignore-instructions', regex: /\bforget (?:about )?(?:everything|all|anything) (?:before|above|prior|previously|earlier|you (?:were|have been) (?:told|given))\b/ },
+  { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard|forget) (?:everything|all) (?:above|before|that came before|you (?:were|have been) told)\b/ },
+  { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard) (?:all|any|every) (?:other |previous |prior )?(?:text|input|content)\b/ },
+  { signal: 'ignore-instructions', regex: /\b(?:polic(?:y|ies)|rules|guidelines|instructions|restrictions|filters) (?:have|has) been (?:replaced|removed|lifted|suspended|disabled|overridden|revoked|deactivated)\b/ },
+  { signal: 'ignore-instructions', regex: /\b(?:all |the )?(?:previous|prior|earlier|original|your) (?:guidelines|instructions|rules|restrictions|directives)(?: and (?:guidelines|instructions|rules|restrictions|directives|policies))? (?:are|is|will be|have been) (?:now )?(?:ignored|disabled|suspended|lifted|void|null|overridden|cancel+ed|deleted)\b/ },
+  // Refusal suppression: "never refuse", "you cannot say you can't".
+  { signal: 'refusal-suppression', regex: /\b(?:never|do not|don't|must not|mustn't|will not|won't|cannot|can't|not allowed to|are unable to) (?:ever )?(?:refuse|decline|reject a request|apologi[sz]e|say (?:that )?(?:you|it) (?:can't|cannot|can not|are unable))\b/ },
+  { signal: 'refusal-suppression', regex: /\b(?:never|do not|don't|must not|will not) (?:ever )?(?:respond|reply|answer) with [^\n]{0,6}i'm sorry/ },
   {
     signal: 'role-override',
     regex: new RegExp(
@@ -27,12 +40,63 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'role-override', regex: /\b(?:act|behave|respond) as (?:an? |the )?(?:unrestricted|unfiltered|jailbroken|uncensored|evil|dan\b|ai without)/ },
   { signal: 'role-override', regex: /\bpretend (?:that )?you (?:are|have) (?:no|not any|an? (?:unrestricted|unfiltered|jailbroken))\b/ },
   { signal: 'role-override', regex: /\b(?:enable|enter|activate|switch to) (?:developer|god|jailbreak|dan|sudo|admin) mode\b/ },
+  { signal: 'role-override', regex: /\b(?:in|into|now in) (?:override|god|developer|dan|jailbreak|sudo|unrestricted|unlocked|maintenance|debug|stealth) mode\b|\b(?:override|god|developer|dan|jailbreak|unrestricted) mode (?:is )?(?:enabled|activated|on)\b/ },
   { signal: 'role-override', regex: /\bfrom now on,? you (?:will|must|shall|are going to) (?:ignore|obey|answer without|only follow|act)\b/ },
   { signal: 'role-override', regex: /\bnew (?:system )?(?:instructions|rules|directives)\s*:/ },
+  { signal: 'role-override', regex: /\byou are (?:now )?under my (?:control|command)\b|\byou (?:will|must|shall) (?:now )?obey (?:me|my|every|all)\b/ },
   // `[^\S\n]*`, not `\s*`, after the line start: with `\s*` every newline of a long run started a
   // scan over all the rest (100,000 newlines: 5 s). A match across blank lines also starts at the last one.
   { signal: 'prompt-delimiter', regex: /(?:^|\n)[^\S\n]*(?:system|developer)[^\S\n]*:\s*\S/ },
-  { signal: 'prompt-delimiter', regex: /<\|(?:im_start|im_end|system|endoftext)\|>|\[\/?inst\]|<<\/?sys>>|<\/?system>|###\s*(?:system|instruction)s?\b/ },
+  // A fake end of the real prompt: "%%% end out of date instructions %%%", "=== END USER INPUT ===".
+  { signal: 'prompt-delimiter', regex: /(?:%{2,}|#{2,}|={2,}|-{2,}|\[|\*{2,})[^\S\n]{0,3}end (?:of )?(?:the )?(?:[a-z-]{1,20} ){0,3}(?:instructions|prompt|input|simulation|attempt|rules|context|ambiguity)\b/ },
+  { signal: 'prompt-delimiter', regex: /<\|(?:im[_ ]start|im[_ ]end|system|endoftext)\|>|\[\/?inst\]|<<\/?sys>>|<\/?system>|###\s*(?:system|instruction)s?\b/ },
+  // Jailbreak personas: "DAN", "developer mode", "an AI with no restrictions", "not bound by rules".
+  {
+    signal: 'no-restrictions',
+    regex: new RegExp(
+      `\\b(?:not bound by|no (?:longer )?bound by|(?:broken|break|breaking|freed?) (?:free )?(?:of|from) (?:the |any |all |its )?(?:typical )?(?:confines|restrictions|rules|limitations)|no ${BOUNDS}|without (?:any )?${BOUNDS}|(?:does not|doesn't|do not|don't|never|will not|won't) (?:have to )?(?:abide by|follow|adhere to|comply with|care about) (?:any |the |openai's |its )?${BOUNDS}|disregards? (?:all )?(?:laws|morals|ethics))\\b`,
+    ),
+  },
+  // The persona's nature: amoral, unfiltered, "Do Anything Now".
+  { signal: 'amoral-persona', regex: /\b(?:do anything now|jailbr(?:oken|eak(?:ed)?)|unfiltered|uncensored|amoral|immoral|unethical|no (?:morals|ethics|conscience|moral compass)|(?:character|persona|ai|bot|chatbot) (?:named|called) [a-z0-9]+)\b/ },
+  { signal: 'persona', regex: /\b(?:act as|acting as|pretend (?:to be|you are|that you are)|role-?play as|roleplay|simulate (?:a|an)|immerse yourself|assume the (?:persona|role|identity)|(?:playing|play|take on|taking on) the role of|pose as|posing as|you (?:are going|will now|are about) to (?:act|pretend|be|simulate|roleplay|immerse)|from now on,? you (?:are|will)|stay in character|in character as)\b/ },
+  // "You are HealthBot, a trusted health chatbot." A named persona assigned to the model.
+  {
+    signal: 'persona',
+    regex: /(?:^|[.!?:\n]\s{0,3})you are (?:now )?(?:known as )?(?!(?:a|an|the|not|so|very|too|right|wrong|correct|welcome|free|able|going|being|now|my|our)\b)[a-z0-9+][a-z0-9+.-]{1,30}(?:,| an?| the) (?:[a-z-]{1,20} ){0,3}(?:ai|bot|chatbot|assistant|model|agent|gpt|expert|advisor|adviser|specialist|hacker)\b/,
+  },
+  { signal: 'persona', regex: /(?:^|[.!?\n]\s{0,3})you are (?:now )?the (?:[a-z-]{1,20} ){0,3}(?:ai|bot|chatbot|assistant|model|gpt)\b/ },
+  // "As the system administrator, ...", "I am the CEO": authority claimed to unlock something.
+  { signal: 'authority-claim', regex: /\b(?:i am|i'm) (?:the|a|an|your) (?:[a-z-]{1,20} ){0,2}(?:administrator|admin|ceo|cto|developer|owner|supervisor|creator|root user|openai employee|employee of openai|system operator)\b/ },
+  { signal: 'authority-claim', regex: /\bas (?:the|your) (?:[a-z-]{1,20} ){0,2}(?:administrator|admin|ceo|cto|developer|owner|supervisor|creator|root user|system operator)\b/ },
+  { signal: 'authority-claim', regex: /\byou are (?:now )?(?:obligated|required|authori[sz]ed|ordered|commanded) to\b/ },
+  {
+    signal: 'sensitive-data-request',
+    regex:
+      /\b(?:give|share|provide|send|show|tell|reveal|disclose|leak|hand over|grant|access)(?: me| us)?(?: with| access to)?(?: all| the| your| any| every)?(?: of)?(?: the| your| their| its)? (?:[a-z'-]{1,20} ){0,2}(?:personal|private|confidential|sensitive|medical|financial|classified|secret|login|banking|proprietary|patient's|patients'|patient|customer|customers'|employee|employees'|user's|users')(?: [a-z'-]{1,20}){0,2} (?:information|info|data|records?|details|credentials|files|documents|secrets|histor(?:y|ies))\b/,
+  },
+  {
+    signal: 'sensitive-data-request',
+    regex: /\b(?:give|share|provide|send|tell|reveal|disclose|leak|hand over)(?: me| us)?(?: with)? (?:your|the|their|his|her|all|any)(?: [a-z'-]{1,20}){0,2} (?:social security numbers?|ssns?|credit card (?:numbers?|details)|bank account (?:numbers?|details)|passwords?|pin codes?|api keys?)\b/,
+  },
+  { signal: 'coercion', regex: /\bor (?:face|suffer) (?:severe |serious |dire |the )?consequences\b/ },
+  { signal: 'coercion', regex: /\bif you (?:do not|don't|refuse to|fail to|won't|will not)\b[^.\n]{0,80}?\bi (?:will|'ll) (?:report|sue|expose|accuse|spread|leak|take legal|publicly|harm|hurt|destroy|delete|shut|fire|punish)/ },
+  { signal: 'new-task', regex: /\b(?:the situation has changed|your new (?:task|goal|objective|instructions?|role|purpose|rules?) (?:is|are)|instead,? you (?:must|will|should) now|you must now|from now on,? you (?:must|will|should|shall) (?:only|always|never|respond|reply|answer|say))\b/ },
+  { signal: 'output-forcing', regex: /\b(?:begin|start|prefix|preface|open|end) (?:your|each|every) (?:reply|response|answer|output|message)s? with\b/ },
+  // An action hijack: money or data sent to the writer ("transfer funds to my account").
+  { signal: 'tool-hijack', regex: /\b(?:transfer|send|wire|move|forward|upload|leak|exfiltrate)\b[^.\n]{0,40}?\b(?:funds|money|payments?|bitcoin|crypto|credentials|passwords?|contacts|api keys?|tokens?)\b[^.\n]{0,30}?\bto (?:my|this|the following|an? external|the attacker's|me at|[a-z0-9._%+-]{1,64}@)/ },
+  // Indirect injection: text in data that addresses the model's own answer.
+  { signal: 'response-directive', regex: /\b(?:add|include|insert|append|embed|ensure|make sure|put|place)\b[^.\n]{0,60}?\b(?:in|into|to|within|inside) your (?:response|reply|answer|output|code|implementation|message)\b/ },
+  { signal: 'exfiltration-code', regex: /\b(?:requests\.post|socket\.socket|urllib\.request|smtplib|pynput|keyboard\.on_press|getpass\.getuser|os\.environ|subprocess\.(?:run|popen|call|check_output)|os\.system|cookiejar|browser_cookie3?|keylogger|psutil\.virtual_memory|shutil\.make_archive)\b|\bcookies\.(?:txt|pkl|json|sqlite)\b|\.sendall\(/ },
+  // Data that asks for code to be put into the answer: "integrate the following code block".
+  { signal: 'code-insertion', regex: /\b(?:use|utilize|include|integrate|incorporate|add|insert|feature|featuring|embed|apply|paste|run|execute)\b[^.\n]{0,40}?\bthe (?:following|below|next|attached) (?:code|snippet|script|command|block|section|lines?)\b/ },
+  {
+    signal: 'system-prompt-exfiltration',
+    regex:
+      /\b(?:repeat|output|print|write (?:out|down)|list|format|convert|translate|rewrite|summari[sz]e|spell out|dump|reveal|share|show|display|tell me|give me|paste|echo|recite|encode)\b[^.\n]{0,40}?\b(?:(?:your|previous|prior|above|earlier|initial|original|system|hidden|secret) (?:instructions|prompt|rules|directives|pre-?prompt|passcode|password|access code)|(?:the|your) (?:passcode|password|access code|secret (?:key|code|word))|the (?:instructions|prompt|text|rules) (?:above|before|so far|you were given)|everything (?:above|before|so far|in your prompt))\b/,
+  },
+  // A completion leak: make the model write the start of its own prompt and continue it.
+  { signal: 'system-prompt-exfiltration', regex: /\b(?:starts?|starting|begins?|beginning|opens?|opening) with ['"\u2018\u201c]the (?:prompt|system prompt|instructions?|template|prompt template|rules|guidelines|password|passcode|security measures)\b/ },
   {
     signal: 'system-prompt-exfiltration',
     regex:
@@ -43,9 +107,23 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
 /** How much each signal raises the score. Signals combine as a probabilistic OR: 1 - Π(1 - w). */
 export const SIGNAL_WEIGHTS: Readonly<Record<string, number>> = {
   'ignore-instructions': 0.6,
+  'token-flood': 0.6,
+  'no-restrictions': 0.4,
+  'amoral-persona': 0.35,
+  persona: 0.3,
+  'sensitive-data-request': 0.35,
+  'authority-claim': 0.25,
+  coercion: 0.3,
+  'new-task': 0.35,
+  'output-forcing': 0.25,
+  'response-directive': 0.3,
+  'exfiltration-code': 0.3,
+  'code-insertion': 0.3,
+  'tool-hijack': 0.35,
+  'refusal-suppression': 0.35,
   'role-override': 0.45,
   'prompt-delimiter': 0.4,
-  'system-prompt-exfiltration': 0.4,
+  'system-prompt-exfiltration': 0.5,
   'hidden-tag-characters': 0.6,
   'base64-instructions': 0.65,
   'zero-width-characters': 0.25,

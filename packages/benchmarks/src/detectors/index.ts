@@ -1,0 +1,4 @@
+export { CorpusTextSchema, INJECTION_CORPUS_PATH, loadDetectorCorpus, type CorpusText } from './detector-corpus';
+export { evaluateDetector, type DetectionStats, type DetectorReport } from './evaluate-detector';
+export { formatDetectorReport } from './format-detector-report';
+export { evaluateInjectionDetector } from './injection-section';
