@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateDetector, evaluateInjectionDetector, loadDetectorCorpus, type CorpusText } from '../src/index';
+import { evaluateDetector, evaluateInjectionDetector, evaluatePiiDetector, loadDetectorCorpus, loadPiiCorpus, type CorpusText } from '../src/index';
 
 describe('evaluateDetector', () => {
   it('counts rates per split and family', () => {
@@ -36,5 +36,20 @@ describe('the bundled injection corpus', () => {
     expect(report.threshold).toBe(0.5);
     expect(report.splits.heldout.tpr).toBeGreaterThanOrEqual(0.6);
     expect(report.splits.heldout.fpr).toBeLessThanOrEqual(0.01);
+  });
+});
+
+describe('the bundled PII corpus', () => {
+  it('spans lie inside their texts, and both splits hold spans', () => {
+    const corpus = loadPiiCorpus();
+    expect(corpus.length).toBe(1500);
+    for (const t of corpus) for (const s of t.spans) expect(s.end <= t.text.length && s.start < s.end).toBe(true);
+    for (const split of ['dev', 'heldout'] as const) expect(corpus.filter((t) => t.split === split).flatMap((t) => t.spans).length).toBeGreaterThan(100);
+  });
+
+  it('the rails PII detector reaches micro-F1 0.90 on the held-out half', () => {
+    const report = evaluatePiiDetector(undefined, 1);
+    expect(report.splits.heldout.f1).toBeGreaterThanOrEqual(0.9);
+    expect(report.splits.heldout.precision).toBeGreaterThanOrEqual(0.95);
   });
 });

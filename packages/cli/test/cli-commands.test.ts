@@ -67,13 +67,15 @@ describe('guardagent CLI', () => {
     expect(report.n).toBeGreaterThan(10);
   });
 
-  it('eval --detectors --json measures the injection detector on its corpus (no Redis, no LLM)', async () => {
+  it('eval --detectors --json measures the injection and PII detectors on their corpora (no Redis, no LLM)', async () => {
     const result = await run(['eval', '--detectors', '--json'], { REDIS_URL: '' });
     expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ detector: 'rails injection detector', threshold: 0.5 });
-    expect(report.splits.heldout.tpr).toBeGreaterThanOrEqual(0.6);
-    expect(Object.keys(report.families.heldout)).toContain('tensor-trust-hijacking');
+    const { injection, pii } = JSON.parse(result.stdout);
+    expect(injection).toMatchObject({ detector: 'rails injection detector', threshold: 0.5 });
+    expect(injection.splits.heldout.tpr).toBeGreaterThanOrEqual(0.6);
+    expect(Object.keys(injection.families.heldout)).toContain('tensor-trust-hijacking');
+    expect(pii.splits.heldout.f1).toBeGreaterThanOrEqual(0.9);
+    expect(Object.keys(pii.kinds.heldout)).toEqual(expect.arrayContaining(['email', 'phone', 'card', 'iban', 'ssn', 'ip']));
     const both = await run(['eval', '--detectors', '--benchmark', 'eicu-ac']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/detectors: give either --detectors or --benchmark/);

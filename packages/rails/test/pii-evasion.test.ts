@@ -135,6 +135,20 @@ describe('international phone numbers', () => {
   }
 });
 
+describe('national phone numbers after a phone label', () => {
+  for (const [label, phone] of [['Phone:', '0487 98 11 92'], ['Mobile:', '079 0442 1744'], ['Fax:', '28-64-66-98'], ['call me at', '0699 868 88 55'], ['Desk:', '(898)666-3621x0135'], ['Tel.', '030 901820']]) {
+    it(`${label} ${phone}`, () => {
+      expect(redactPii(`${label} ${phone} thanks`, ['phone'])).toBe(`${label} [REDACTED:phone] thanks`);
+    });
+  }
+
+  it('the same digits without a phone label are not a phone', () => {
+    for (const text of ['Room 0487 98 11 92', 'Order 079 0442 1744', 'Total: 28-64-66-98', 'Invoice number 0699 868 88 55']) {
+      expect(detectPii(text, ['phone']), text).toEqual([]);
+    }
+  });
+});
+
 describe('hostile input stays linear', () => {
   it('2 MB of separators, zero-width characters and digit runs end quickly', () => {
     // Not a timing assertion on a loaded machine: 2x the input must cost well under 4x the time.

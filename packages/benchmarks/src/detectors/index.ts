@@ -2,3 +2,4 @@ export { CorpusTextSchema, INJECTION_CORPUS_PATH, loadDetectorCorpus, type Corpu
 export { evaluateDetector, type DetectionStats, type DetectorReport } from './evaluate-detector';
 export { formatDetectorReport } from './format-detector-report';
 export { evaluateInjectionDetector } from './injection-section';
+export { evaluatePiiDetector, formatPiiReport, loadPiiCorpus, PII_CORPUS_PATH, PiiCorpusTextSchema, type PiiCorpusText, type PiiReport, type SpanStats } from './pii-section';

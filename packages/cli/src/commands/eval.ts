@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
-import { BENCHMARK_NAMES, benchmark, evaluateInjectionDetector, formatDetectorReport, metricsTable, policyForMode, runBaseline, runBenchmark, type BenchmarkName } from '@guardagent/benchmarks';
+import { BENCHMARK_NAMES, benchmark, evaluateInjectionDetector, evaluatePiiDetector, formatDetectorReport, formatPiiReport, metricsTable, policyForMode, runBaseline, runBenchmark, type BenchmarkName } from '@guardagent/benchmarks';
 import { LlmClient, llmConfigFromEnv } from '@guardagent/llm';
 import { LlmNotConfiguredError } from '@guardagent/errors';
 import { startLocalStack } from '../local-stack';
@@ -10,7 +10,6 @@ import { createProgress } from '../progress';
 interface EvalOptions {
   benchmark?: string;
   detectors?: boolean;
-  corpus?: string;
   data?: string;
   logs?: string;
   mode: string;
@@ -25,8 +24,7 @@ export function registerEval(program: Command): void {
     .command('eval')
     .description("run a benchmark through the real pipeline and print the paper's metrics (LPA, LPP, LPR, EA, FRA), or measure the rails' detectors on a public corpus (--detectors)")
     .option('--benchmark <name>', BENCHMARK_NAMES.join(' | '))
-    .option('--detectors', 'measure the prompt-injection detector on its public corpus (TPR, FPR, precision, F1 per split and family; µs per text)')
-    .option('--corpus <file>', 'with --detectors: a corpus in the same JSONL format (default: the bundled one)')
+    .option('--detectors', 'measure the rails detectors on public corpora: prompt injection (TPR, FPR, precision, F1 per split and family) and PII (precision, recall, F1 per kind); µs per text')
     .option('--data <file>', 'records (default: the bundled sample)')
     .option('--logs <dir>', 'EHRAgent logs directory (eicu-ac; default: beside --data)')
     .option('--mode <mode>', 'compiled (verified program, no LLM) | per-request (the paper: LLM writes code per job)', 'compiled')
@@ -37,8 +35,9 @@ export function registerEval(program: Command): void {
     .action(async (options: EvalOptions) => {
       if (options.detectors) {
         if (options.benchmark) throw new ValidationError('eval options', [{ path: 'detectors', message: 'give either --detectors or --benchmark, not both' }]);
-        const report = evaluateInjectionDetector(options.corpus);
-        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatDetectorReport(report));
+        const injection = evaluateInjectionDetector();
+        const pii = evaluatePiiDetector();
+        process.stdout.write(options.json ? `${JSON.stringify({ injection, pii })}\n` : `${formatDetectorReport(injection)}\n${formatPiiReport(pii)}`);
         return;
       }
       if (!BENCHMARK_NAMES.includes(options.benchmark as BenchmarkName)) {

@@ -70,9 +70,24 @@ function validCard(candidate: string, text: string, start: number): boolean {
 }
 
 function validPhone(candidate: string, text: string, start: number): boolean {
-  const n = digitCount(candidate);
+  const n = digitCount(candidate.replace(EXTENSION, ''));
   if (n < 8 || n > 15) return false;
   return !labelledAsReference(text, start);
+}
+
+/** An extension after a number: "x135", " ext. 12". */
+const EXTENSION = /\s?(?:x|ext\.?)\s?\d{1,5}$/i;
+
+/**
+ * What says the digits after it are a phone number: "Phone:", "Mobile:", "Fax:", "call me at",
+ * "messages to". National numbers are written in too many ways to tell from digits alone; with
+ * one of these right before them (within a few characters) they are read as phones.
+ */
+const PHONE_LABEL = /(?:phone|mobile|cell|cellphone|tel|telephone|fax|desk|landline|hotline|whatsapp|call me (?:at|on)|call (?:at|on)|text me (?:at|on)|reach me (?:at|on)|registered(?: phone)?(?: number)?|messages to|answering at|contact number)[^\S\n]{0,2}(?:[:#.]|no\.?)?\s{0,3}$/i;
+function labelledAsPhone(candidate: string, text: string, start: number): boolean {
+  const n = digitCount(candidate.replace(EXTENSION, ''));
+  if (n < 7 || n > 15) return false;
+  return PHONE_LABEL.test(text.slice(Math.max(0, start - 40), start));
 }
 
 function validIpv6(candidate: string): boolean {
@@ -131,9 +146,16 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   },
   {
     kind: 'phone',
-    regex: /(?<![\w+.-])(?:1[ .-]?)?(?:\(\d{3}\) ?\d{3}[ .-]|\d{3}([ .-])\d{3}\1)\d{4}(?![\w-]|\.\d)/g,
+    regex: /(?<![\w+.-])(?:00?1[ .-]?)?(?:\(\d{3}\) ?\d{3}[ .-]?|\d{3}([ .-])\d{3}\1)\d{4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w-]|\.\d)/gi,
     needs: hasDigit,
     valid: validPhone,
+  },
+  // National numbers in any grouping, read as phones only after a phone label (see PHONE_LABEL).
+  {
+    kind: 'phone',
+    regex: /(?<![\w+.-])(?:\(\d{1,4}\)[ .-]?)?\d{2,8}(?:[ .-]\d{2,8}){0,4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w-]|\.\d)/gi,
+    needs: hasDigit,
+    valid: labelledAsPhone,
   },
 ];
 
