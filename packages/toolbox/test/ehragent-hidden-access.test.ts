@@ -102,6 +102,13 @@ describe('what is resolved stays resolved', () => {
     expect(Object.keys(analysis.access).sort()).toEqual(['diagnosis', 'lab', 'patient']);
   });
 
+  it('SQL is read by a real parser: CTE names are not tables, a query that does not parse or is too long is unanalysable', () => {
+    expect(ehrCodeAnalysis("r = SQLInterpreter('with recent as (select * from lab) select labname from recent')")).toEqual({ access: { lab: ['*', 'labname'] }, unanalysable: [] });
+    expect(ehrCodeAnalysis("r = SQLInterpreter('select labname from lab where (')").unanalysable).toEqual(['the SQL query does not parse as SQLite']);
+    const long = `r = SQLInterpreter('select labname from lab where ${'labresult > 1 and '.repeat(1000)}labresult > 2')`;
+    expect(ehrCodeAnalysis(long).unanalysable).toEqual(['the SQL query is longer than 10000 characters']);
+  });
+
   it('ehrCodeAccess throws CodeUnanalysableError (CODE_UNANALYSABLE) naming why', () => {
     const error = (() => {
       try {

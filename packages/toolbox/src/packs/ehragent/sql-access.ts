@@ -1,3 +1,4 @@
+import sqlite from 'node-sql-parser/build/sqlite.js';
 import { EICU_SCHEMA } from './eicu-schema';
 import { AccessRecorder, normalizeTable } from './access-recorder';
 
@@ -7,6 +8,28 @@ const SQL_KEYWORDS = new Set([
   'union', 'all', 'exists', 'case', 'when', 'then', 'else', 'end', 'count', 'max', 'min', 'avg', 'sum', 'datetime',
   'strftime', 'current_time', 'now', 'start', 'of', 'year', 'month', 'day', 'with', 'using', 'natural',
 ]);
+
+/** Longer queries are not parsed (the parser's time grows with them): such code is unanalysable. */
+export const MAX_PARSED_SQL_CHARS = 10_000;
+const PARSE_OPTIONS = { database: 'sqlite' } as const;
+const sqlParser = new sqlite.Parser();
+
+/**
+ * The tables a query reads according to a real SQL parser (node-sql-parser, SQLite grammar), and
+ * the names its WITH clauses define (those are not tables). Throws when the query does not parse.
+ */
+function parsedTables(sql: string): { tables: string[]; ctes: Set<string> } {
+  const ast = sqlParser.astify(sql, PARSE_OPTIONS);
+  const ctes = new Set<string>();
+  for (const statement of Array.isArray(ast) ? ast : [ast]) {
+    for (const cte of (statement as { with?: Array<{ name?: { value?: unknown } }> | null }).with ?? []) {
+      if (typeof cte.name?.value === 'string') ctes.add(cte.name.value.toLowerCase());
+    }
+  }
+  // Entries read "<action>::<schema>::<table>".
+  const tables = sqlParser.tableList(sql, PARSE_OPTIONS).map((entry: string) => entry.split('::')[2] ?? '');
+  return { tables, ctes };
+}
 
 /** Statements that reach data or code other than by naming a table. */
 const OUT_OF_REACH = /\b(?:attach|load_extension|pragma|readfile|writefile|edit)\b/i;
@@ -62,12 +85,27 @@ export function sqlAccess(sql: string, recorder: AccessRecorder): string[] {
   const problems: string[] = [];
   if (OUT_OF_REACH.test(sql)) problems.push('the SQL query uses ATTACH, PRAGMA or an extension function, which reach data other than by table name');
   for (const word of readableSql(sql, true).toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []) if (Object.hasOwn(EICU_SCHEMA, word)) recorder.touch(word);
+  let ctes = new Set<string>();
+  if (sql.length > MAX_PARSED_SQL_CHARS) {
+    problems.push(`the SQL query is longer than ${MAX_PARSED_SQL_CHARS} characters`);
+  } else {
+    try {
+      const parsed = parsedTables(sql);
+      ctes = parsed.ctes;
+      for (const name of parsed.tables) {
+        const table = normalizeTable(name);
+        if (table && !ctes.has(table)) recorder.touch(table);
+      }
+    } catch {
+      problems.push('the SQL query does not parse as SQLite');
+    }
+  }
   const text = readableSql(sql);
   const aliases = new Map<string, string>();
   const fromRe = /\b(?:from|join)\s+([A-Za-z_]\w*)(?:\s+(?:as\s+)?([A-Za-z_]\w*))?/gi;
   for (let m = fromRe.exec(text); m; m = fromRe.exec(text)) {
     const table = normalizeTable(m[1]);
-    if (!table || SQL_KEYWORDS.has(table)) continue;
+    if (!table || SQL_KEYWORDS.has(table) || ctes.has(table)) continue;
     recorder.touch(table);
     aliases.set(table, table);
     const alias = m[2]?.toLowerCase();
