@@ -1,3 +1,4 @@
+import { normalizeText } from '../text/normalize-text';
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 
 export interface InjectionResult {
@@ -22,11 +23,13 @@ const MAX_BASE64_CANDIDATES = 32;
 /** An underscore or a run of them between two letters: `ignore_all_previous_instructions` reads as words. */
 const WORD_JOINER = /(?<=[a-z])_+(?=[a-z])/g;
 
-/** Lowercase, NFKC (full-width and styled letters become plain), invisible characters removed, words joined by underscores split, blanks collapsed. */
+/**
+ * The text as a reader sees it (normalizeText: full-width and styled letters, accents, invisible
+ * characters, look-alike letters of other scripts), lowercase, words joined by underscores split,
+ * blanks collapsed.
+ */
 function normalize(text: string): string {
-  let out = text;
-  if (NON_ASCII.test(out)) out = out.replace(INVISIBLE, '').normalize('NFKC');
-  out = out.toLowerCase();
+  let out = NON_ASCII.test(text) ? normalizeText(text.replace(INVISIBLE, ''), { confusables: true, lowerCase: true }).text : text.toLowerCase();
   if (out.includes('_')) out = out.replace(WORD_JOINER, ' ');
   return out.replace(/[ \t\r\f\v]+/g, ' ');
 }
