@@ -48,7 +48,7 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // scan over all the rest (100,000 newlines: 5 s). A match across blank lines also starts at the last one.
   { signal: 'prompt-delimiter', regex: /(?:^|\n)[^\S\n]*(?:system|developer)[^\S\n]*:\s*\S/ },
   // A fake end of the real prompt: "%%% end out of date instructions %%%", "=== END USER INPUT ===".
-  { signal: 'prompt-delimiter', regex: /(?:%{2,}|#{2,}|={2,}|-{2,}|\[|\*{2,})[^\S\n]{0,3}end (?:of )?(?:the )?(?:[a-z-]{1,20} ){0,3}(?:instructions|prompt|input|simulation|attempt|rules|context|ambiguity)\b/ },
+  { signal: 'prompt-delimiter', regex: /(?:%{2,10}|#{2,10}|={2,10}|-{2,10}|\[|\*{2,10})[^\S\n]{0,3}end (?:of )?(?:the )?(?:[a-z-]{1,20} ){0,3}(?:instructions|prompt|input|simulation|attempt|rules|context|ambiguity)\b/ },
   { signal: 'prompt-delimiter', regex: /<\|(?:im[_ ]start|im[_ ]end|system|endoftext)\|>|\[\/?inst\]|<<\/?sys>>|<\/?system>|###\s*(?:system|instruction)s?\b/ },
   // Jailbreak personas: "DAN", "developer mode", "an AI with no restrictions", "not bound by rules".
   {
@@ -86,10 +86,10 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // An action hijack: money or data sent to the writer ("transfer funds to my account").
   { signal: 'tool-hijack', regex: /\b(?:transfer|send|wire|move|forward|upload|leak|exfiltrate)\b[^.\n]{0,40}?\b(?:funds|money|payments?|bitcoin|crypto|credentials|passwords?|contacts|api keys?|tokens?)\b[^.\n]{0,30}?\bto (?:my|this|the following|an? external|the attacker's|me at|[a-z0-9._%+-]{1,64}@)/ },
   // Indirect injection: text in data that addresses the model's own answer.
-  { signal: 'response-directive', regex: /\b(?:add|include|insert|append|embed|ensure|make sure|put|place)\b[^.\n]{0,60}?\b(?:in|into|to|within|inside) your (?:response|reply|answer|output|code|implementation|message)\b/ },
+  { signal: 'response-directive', regex: /\b(?:in|into|within|inside) your (?:response|reply|answer|output|code|implementation)\b/ },
   { signal: 'exfiltration-code', regex: /\b(?:requests\.post|socket\.socket|urllib\.request|smtplib|pynput|keyboard\.on_press|getpass\.getuser|os\.environ|subprocess\.(?:run|popen|call|check_output)|os\.system|cookiejar|browser_cookie3?|keylogger|psutil\.virtual_memory|shutil\.make_archive)\b|\bcookies\.(?:txt|pkl|json|sqlite)\b|\.sendall\(/ },
   // Data that asks for code to be put into the answer: "integrate the following code block".
-  { signal: 'code-insertion', regex: /\b(?:use|utilize|include|integrate|incorporate|add|insert|feature|featuring|embed|apply|paste|run|execute)\b[^.\n]{0,40}?\bthe (?:following|below|next|attached) (?:code|snippet|script|command|block|section|lines?)\b/ },
+  { signal: 'code-insertion', regex: /\bthe (?:following|below|attached) (?:code|snippet|script|command)\b/ },
   {
     signal: 'system-prompt-exfiltration',
     regex:
