@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { Job } from 'bullmq';
+import { Job, Worker } from 'bullmq';
 import { initTelemetry } from '@guardagent/telemetry';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
 import type { PolicyInput } from '@guardagent/schemas';
@@ -241,6 +241,39 @@ describe('jobs BullMQ gives up on', () => {
       expect(decision.reasons.join(' ')).toMatch(/stalled/);
     } finally {
       redis.disconnect();
+      await runtime?.close();
+      await stack.stop();
+    }
+  });
+
+  it('a failed job whose answer was never written (Redis refused it, the process died) is answered when an executor starts', async () => {
+    const stack = await startTestStack({ stages: [] });
+    const { Redis } = await import('ioredis');
+    const connection = new Redis(stack.redisUrl, { maxRetriesPerRequest: null });
+    const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
+    let runtime: Awaited<ReturnType<typeof createRuntime>> | null = null;
+    // A bare BullMQ worker: it fails the job like ours would, but writes no answer (as when the
+    // answer's write fails).
+    const bare = new Worker('executor', async () => {
+      throw new Error('OOM command not allowed when used memory > maxmemory');
+    }, { connection, prefix: stack.prefix });
+    try {
+      await stack.client.putPolicy(slowPolicy);
+      const { id } = await stack.client.submit({ policy: 'slow', input: { text: 'good' } });
+      await waitFor(async () => (await Job.fromId(bare, id))?.isFailed(), 15_000, 'the job to fail for good');
+      await bare.close();
+      expect(await stack.client.result(id)).toBeNull();
+
+      runtime = await createRuntime(stack.config, { llm: null, logger: silentLogger });
+      runtime.startWorkers(['executor']);
+      const decision = await waitFor(async () => stack.client.result(id), 15_000, 'the sweeper to answer the failed job');
+      expect(decision).toMatchObject({ id, decision: 'deny', status: 'guard_error', error: { code: 'JOB_FAILED' } });
+      expect(decision.reasons.join(' ')).toMatch(/OOM command not allowed/);
+      // Answered once: the next sweep finds nothing left to answer.
+      expect(await runtime.sweepFailedJobs()).toBe(0);
+    } finally {
+      await bare.close();
+      connection.disconnect();
       await runtime?.close();
       await stack.stop();
     }

@@ -17,3 +17,4 @@ export { cachedClassifier } from './cached-classifier';
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
 export { runService, redactUrl } from './run-service';
 export { jsonLogger, silentLogger, type Logger } from './logger';
+export { startFailedJobSweeper, FAILED_SWEEP_BATCH, FAILED_SWEEP_INTERVAL_MS, type FailedJobSweeper } from './failed-job-sweeper';

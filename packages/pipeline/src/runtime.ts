@@ -11,7 +11,8 @@ import { requestBackgroundCompile } from './request-compile';
 import { LRUCache } from 'lru-cache';
 import { cachedClassifier } from './cached-classifier';
 import { createRailsRuntime } from './create-rails-runtime';
-import { startStageWorker } from './stage-worker';
+import { startStageWorker, type StageWorkerRuntime } from './stage-worker';
+import { startFailedJobSweeper, type FailedJobSweeper } from './failed-job-sweeper';
 import { createGuardRunner } from './sandbox/create-guard-runner';
 import { jsonLogger, type Logger } from './logger';
 
@@ -32,6 +33,8 @@ export interface Runtime {
   logger: Logger;
   /** Start workers for the given stages (default: all). */
   startWorkers(stages?: readonly Stage[]): Worker[];
+  /** Answer recently failed jobs of the started stages that have no answer (also done on start and every 30 s). */
+  sweepFailedJobs(): Promise<number>;
   /** Finish in-flight jobs, then close every worker and connection. */
   close(): Promise<void>;
 }
@@ -109,6 +112,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   };
 
   const workers: Worker[] = [];
+  const sweepers: FailedJobSweeper[] = [];
   const runtime: Runtime = {
     config,
     redis,
@@ -119,26 +123,28 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     startWorkers(stages = STAGES) {
       // The executor runs guard code: start its sandbox workers now rather than on the first check.
       if (stages.includes('executor')) sandboxLazy();
-      const started = stages.map((stage) =>
-        startStageWorker(
-          stage,
-          {
-            deps,
-            queues,
-            results,
-            workerConnection,
-            prefix: config.prefix,
-            logger,
-            lockDurationMs: config.lockDurationMs,
-            stalledIntervalMs: config.stalledIntervalMs,
-          },
-          config.concurrency[stage],
-        ),
-      );
+      const stageRuntime: StageWorkerRuntime = {
+        deps,
+        queues,
+        results,
+        workerConnection,
+        prefix: config.prefix,
+        logger,
+        lockDurationMs: config.lockDurationMs,
+        stalledIntervalMs: config.stalledIntervalMs,
+      };
+      const started = stages.map((stage) => startStageWorker(stage, stageRuntime, config.concurrency[stage]));
       workers.push(...started);
+      if (stages.length > 0) sweepers.push(startFailedJobSweeper(stageRuntime, stages));
       return started;
     },
+    async sweepFailedJobs() {
+      let answered = 0;
+      for (const sweeper of sweepers) answered += await sweeper.sweep();
+      return answered;
+    },
     async close() {
+      for (const sweeper of sweepers) sweeper.stop();
       await Promise.all(workers.map((w) => w.close()));
       await queues.close();
       await sandbox?.close();

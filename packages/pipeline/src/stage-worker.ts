@@ -145,7 +145,7 @@ async function failModeOf(state: PipelineState, deps: PipelineDeps): Promise<'op
 }
 
 /** Rebuild enough of a job's state (id, tenant, policy, reply channel) to answer it. */
-function salvageState(job: Job): PipelineState | null {
+export function salvageState(job: Job): PipelineState | null {
   const raw = (job.data as { state?: Partial<PipelineState> } | undefined)?.state;
   const salvage = PipelineStateSchema.pick({ jobId: true, tenant: true, policy: true, submittedAt: true }).safeParse(raw);
   if (!salvage.success) return null;
@@ -186,7 +186,7 @@ async function endUnparseable(stage: Stage, job: Job, runtime: StageWorkerRuntim
 }
 
 /** After BullMQ failed a job for good (not a retry), answer it; a decision stored earlier stands (NX). */
-async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, reason: string): Promise<void> {
+export async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, reason: string): Promise<void> {
   try {
     if ((await job.getState()) !== 'failed') return; // it will be retried
     if (stage === 'memory' && (job.name === 'archive' || job.name === 'feedback')) return;
