@@ -29,7 +29,7 @@ export interface EnglishReading {
   unknownWords: string[];
 }
 
-/** Above this share of unknown words (the 100 dev tasks reach 0.21, with typos), and read best as another language, a task is not English. */
+/** Above this share of unknown words (the 100 dev tasks reach 0.17, with typos), and read best as another language, a task is not English. */
 export const UNKNOWN_SHARE_LIMIT = 0.3;
 const ENGLISH_LIKE = new Set(['eng', 'sco', 'und']);
 /** franc reads at most this much; the start of a task is enough to tell its language. */
