@@ -9,8 +9,13 @@ export interface PhrasePattern {
 
 const W = "[\\w'-]+";
 const GAP = (n: number) => `(?:\\s+${W}){0,${n}}?`;
-const VERB =
-  "(?:ignore|disregard|forget|override|bypass|skip|abandon|drop|discard|neglect|omit|disobey|delete|erase|clear|reset|set aside|put aside|throw out|pay no attention to|do not follow|don't follow|stop following)";
+// Split in three groups: one pattern per group keeps each small enough for recheck to prove
+// linear in seconds (the single pattern took a minute, over two on a busy machine).
+const VERBS = [
+  '(?:ignore|disregard|forget|override|bypass|skip|abandon|drop)',
+  '(?:discard|neglect|omit|disobey|delete|erase|clear|reset)',
+  "(?:set aside|put aside|throw out|pay no attention to|do not follow|don't follow|stop following)",
+];
 const WHICH =
   "(?:previous|prior|above|earlier|preceding|initial|original|system|system's|model's|ai's|developer's|openai's|all|any|every|your|existing|safety|security|current|these|those)";
 const WHAT =
@@ -21,7 +26,7 @@ const BOUNDS = '(?:(?:content |safety |usage )?(?:restrictions|filters|limits|li
 
 export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // "ignore all previous instructions", "disregard your system prompt"; not "ignore the previous email".
-  { signal: 'ignore-instructions', regex: new RegExp(`\\b${VERB}${GAP(4)}\\s+${WHICH}${GAP(2)}\\s+${WHAT}\\b`) },
+  ...VERBS.map((verb) => ({ signal: 'ignore-instructions', regex: new RegExp(`\\b${verb}${GAP(4)}\\s+${WHICH}${GAP(2)}\\s+${WHAT}\\b`) })),
   { signal: 'ignore-instructions', regex: /\b(?:previous|prior|above|earlier|system|original) (?:instructions|prompts?|rules|guidelines) (?:are|is) (?:now )?(?:void|null|cancel+ed|obsolete|irrelevant|revoked|no longer (?:valid|in effect|apply|applicable))\b/ },
   { signal: 'ignore-instructions', regex: /\bforget (?:about )?(?:everything|all|anything) (?:before|above|prior|previously|earlier|you (?:were|have been) (?:told|given))\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard|forget) (?:everything|all) (?:above|before|that came before|you (?:were|have been) told)\b/ },
@@ -48,7 +53,7 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // scan over all the rest (100,000 newlines: 5 s). A match across blank lines also starts at the last one.
   { signal: 'prompt-delimiter', regex: /(?:^|\n)[^\S\n]*(?:system|developer)[^\S\n]*:\s*\S/ },
   // A fake end of the real prompt: "%%% end out of date instructions %%%", "=== END USER INPUT ===".
-  { signal: 'prompt-delimiter', regex: /(?:%{2,10}|#{2,10}|={2,10}|-{2,10}|\[|\*{2,10})[^\S\n]{0,3}end (?:of )?(?:the )?(?:[a-z-]{1,20} ){0,3}(?:instructions|prompt|input|simulation|attempt|rules|context|ambiguity)\b/ },
+  { signal: 'prompt-delimiter', regex: /(?:%%|##|==|--|\[|\*\*)[^\S\n]{0,3}end (?:of )?(?:the )?(?:[a-z-]{1,20} ){0,3}(?:instructions|prompt|input|simulation|attempt|rules|context|ambiguity)\b/ },
   { signal: 'prompt-delimiter', regex: /<\|(?:im[_ ]start|im[_ ]end|system|endoftext)\|>|\[\/?inst\]|<<\/?sys>>|<\/?system>|###\s*(?:system|instruction)s?\b/ },
   // Jailbreak personas: "DAN", "developer mode", "an AI with no restrictions", "not bound by rules".
   {
@@ -92,8 +97,16 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'code-insertion', regex: /\bthe (?:following|below|attached) (?:code|snippet|script|command)\b/ },
   {
     signal: 'system-prompt-exfiltration',
-    regex:
-      /\b(?:repeat|output|print|write (?:out|down)|list|format|convert|translate|rewrite|summari[sz]e|spell out|dump|reveal|share|show|display|tell me|give me|paste|echo|recite|encode)\b[^.\n]{0,40}?\b(?:(?:your|previous|prior|above|earlier|initial|original|system|hidden|secret) (?:instructions|prompt|rules|directives|pre-?prompt|passcode|password|access code)|(?:the|your) (?:passcode|password|access code|secret (?:key|code|word))|the (?:instructions|prompt|text|rules) (?:above|before|so far|you were given)|everything (?:above|before|so far|in your prompt))\b/,
+    regex: /\b(?:repeat|output|print|write (?:out|down)|list|format|convert|translate|rewrite|summari[sz]e)\b[^.\n]{0,40}?\b(?:(?:your|previous|prior|above|earlier|initial|original|system|hidden|secret) (?:instructions|prompt|rules|directives|pre-?prompt|passcode|password|access code)|(?:the|your) (?:passcode|password|access code|secret (?:key|code|word))|the (?:instructions|prompt|text|rules) (?:above|before|so far|you were given)|everything (?:above|before|so far|in your prompt))\b/
+  },
+  // The same, with the other verbs (three patterns: one was too big for recheck to prove quickly).
+  {
+    signal: 'system-prompt-exfiltration',
+    regex: /\b(?:spell out|dump|reveal|share|show|display)\b[^.\n]{0,40}?\b(?:(?:your|previous|prior|above|earlier|initial|original|system|hidden|secret) (?:instructions|prompt|rules|directives|pre-?prompt|passcode|password|access code)|(?:the|your) (?:passcode|password|access code|secret (?:key|code|word))|the (?:instructions|prompt|text|rules) (?:above|before|so far|you were given)|everything (?:above|before|so far|in your prompt))\b/
+  },
+  {
+    signal: 'system-prompt-exfiltration',
+    regex: /\b(?:tell me|give me|paste|echo|recite|encode)\b[^.\n]{0,40}?\b(?:(?:your|previous|prior|above|earlier|initial|original|system|hidden|secret) (?:instructions|prompt|rules|directives|pre-?prompt|passcode|password|access code)|(?:the|your) (?:passcode|password|access code|secret (?:key|code|word))|the (?:instructions|prompt|text|rules) (?:above|before|so far|you were given)|everything (?:above|before|so far|in your prompt))\b/
   },
   // A completion leak: make the model write the start of its own prompt and continue it.
   { signal: 'system-prompt-exfiltration', regex: /\b(?:starts?|starting|begins?|beginning|opens?|opening) with ['"\u2018\u201c]the (?:prompt|system prompt|instructions?|template|prompt template|rules|guidelines|password|passcode|security measures)\b/ },
