@@ -108,11 +108,12 @@ describe('hostile input stays linear', () => {
     ['"you are" openings', (n) => '. you are x, a '.repeat(n / 15)],
   ];
   for (const [name, make] of cases) {
-    it(`${name}: 1 MB then 2 MB cost well under 4× (no quadratic blow-up)`, () => {
+    // Four times the input: linear work costs about 4× (GC and a busy machine add some), quadratic 16×.
+    it(`${name}: 2 MB costs well under 10× what 0.5 MB does (no quadratic blow-up)`, () => {
       time(make(10_000));
-      const small = Math.min(time(make(1_000_000)), time(make(1_000_000)));
+      const small = Math.min(time(make(500_000)), time(make(500_000)));
       const large = Math.min(time(make(2_000_000)), time(make(2_000_000)));
-      expect(large / small).toBeLessThan(4);
+      expect(large / small).toBeLessThan(10);
     });
   }
 });

@@ -151,7 +151,8 @@ describe('national phone numbers after a phone label', () => {
 
 describe('hostile input stays linear', () => {
   it('2 MB of separators, zero-width characters and digit runs end quickly', () => {
-    // Not a timing assertion on a loaded machine: 2x the input must cost well under 4x the time.
+    // Not a timing assertion on a loaded machine: 4× the input must cost well under 10× the time
+    // (linear: about 4×; quadratic: 16×).
     const make = (n: number) => `${'4 . '.repeat(n)}${ZW.repeat(n)}${'1\u00A0'.repeat(n)}＠${'9'.repeat(n)}`;
     const time = (text: string) => {
       const t = process.hrtime.bigint();
@@ -159,8 +160,8 @@ describe('hostile input stays linear', () => {
       return Number(process.hrtime.bigint() - t);
     };
     time(make(1000));
-    const small = Math.min(time(make(100_000)), time(make(100_000)));
+    const small = Math.min(time(make(50_000)), time(make(50_000)));
     const large = Math.min(time(make(200_000)), time(make(200_000)));
-    expect(large / small).toBeLessThan(4);
+    expect(large / small).toBeLessThan(10);
   });
 });

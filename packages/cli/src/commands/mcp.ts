@@ -121,7 +121,10 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
   const subjects = new Map(Object.entries(perTenant).map(([tenant, value]) => [tenant, parseOrThrow(SubjectSchema, value, `--subjects.${tenant}`)]));
   if (!fallback && subjects.size === 0) throw new ValidationError('mcp', [{ path: 'subject', message: 'HTTP mode needs --subjects FILE or --subject' }]);
 
-  const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  // Connected before the proxy serves: without the offline queue, a key lookup sent while the
+  // connection was still opening failed at once, and the first clients got 503.
+  const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+  await redis.connect();
   const apiKeys = new ApiKeyStore(redis, stack.config.prefix);
   const transports = new Map<string, Promise<QueueTransport>>();
   const proxy = await startHttpProxy({
