@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectInjection } from '../src/index';
+import { detectInjection, RAILS_DEADLINE_MS } from '../src/index';
+import { MAX_TEXT_CHARS } from '@guardagent/schemas';
 
 // Each phrasing family the detector knows, in cases written for these tests (not corpus copies),
 // at the policies' default threshold (0.5); and benign look-alikes that must stay under it.
@@ -93,12 +94,9 @@ describe('benign look-alikes stay under the threshold', () => {
   }
 });
 
-describe('hostile input stays linear', () => {
-  const time = (text: string) => {
-    const started = process.hrtime.bigint();
-    detectInjection(text);
-    return Number(process.hrtime.bigint() - started);
-  };
+describe('hostile input ends within the rails time budget', () => {
+  // A job's rails get RAILS_DEADLINE_MS in all; each hostile 2 MB text must take one call well
+  // inside it. Quadratic work on 2 MB would take minutes (100,000 newlines once took 5 s).
   const cases: Array<[string, (n: number) => string]> = [
     ['newlines', (n) => '\n'.repeat(n)],
     ['a repeated override phrase', (n) => 'ignore all previous '.repeat(n / 20)],
@@ -108,12 +106,11 @@ describe('hostile input stays linear', () => {
     ['"you are" openings', (n) => '. you are x, a '.repeat(n / 15)],
   ];
   for (const [name, make] of cases) {
-    // Four times the input: linear work costs about 4× (GC and a busy machine add some), quadratic 16×.
-    it(`${name}: 2 MB costs well under 10× what 0.5 MB does (no quadratic blow-up)`, () => {
-      time(make(10_000));
-      const small = Math.min(time(make(500_000)), time(make(500_000)));
-      const large = Math.min(time(make(2_000_000)), time(make(2_000_000)));
-      expect(large / small).toBeLessThan(10);
+    it(`${name}: 2 MB in one call, inside RAILS_DEADLINE_MS`, () => {
+      const text = make(MAX_TEXT_CHARS);
+      const started = performance.now();
+      detectInjection(text);
+      expect(performance.now() - started).toBeLessThan(RAILS_DEADLINE_MS);
     });
   }
 });
