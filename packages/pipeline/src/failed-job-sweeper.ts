@@ -1,6 +1,7 @@
 import { errorMessage } from '@guardagent/errors';
 import type { Stage } from '@guardagent/queue';
-import { endFailedJob, salvageState, type StageWorkerRuntime } from './stage-worker';
+import { salvageState } from './salvage-state';
+import { endFailedJob, type StageWorkerRuntime } from './stage-worker';
 
 /** How many of each stage's most recently failed jobs one sweep looks at. */
 export const FAILED_SWEEP_BATCH = 200;
@@ -33,8 +34,7 @@ export function startFailedJobSweeper(runtime: StageWorkerRuntime, stages: reado
         if (!state) continue;
         const answer = state.purpose === 'compile' ? await runtime.results.getCompileResult(state.tenant, state.jobId) : await runtime.results.getDecision(state.tenant, state.jobId);
         if (answer !== null) continue;
-        await endFailedJob(stage, job, runtime, job.failedReason || 'failed');
-        answered += 1;
+        if (await endFailedJob(stage, job, runtime, job.failedReason || 'failed')) answered += 1;
       }
     }
     if (answered > 0) runtime.logger.warn({ answered, stages: [...stages] }, 'answered failed jobs that had no answer');

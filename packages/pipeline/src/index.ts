@@ -18,3 +18,5 @@ export { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
 export { runService, redactUrl } from './run-service';
 export { jsonLogger, silentLogger, type Logger } from './logger';
 export { startFailedJobSweeper, FAILED_SWEEP_BATCH, FAILED_SWEEP_INTERVAL_MS, type FailedJobSweeper } from './failed-job-sweeper';
+export { answerFailedJob, STALLS_BEFORE_QUARANTINE, type AnswerFailedJobDeps } from './answer-failed-job';
+export { salvageState } from './salvage-state';

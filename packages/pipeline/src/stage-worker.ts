@@ -2,16 +2,16 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
-import { PipelineJobSchema, PipelineStateSchema, newPipelineState, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
+import { PipelineJobSchema, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
 import { extractTraceContext, withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from './pipeline-deps';
 import { PIPELINE_HANDLERS, handleArchive, handleFeedback, type PipelineHandler } from './handlers/index';
 import { guardError, type StageOutcome } from './stage-outcome';
 import { finalizeCompile, finalizeDecision } from './finalize';
 import type { Logger } from './logger';
+import { STALLS_BEFORE_QUARANTINE, answerFailedJob, type AnswerFailedJobDeps } from './answer-failed-job';
+import { salvageState } from './salvage-state';
 
-/** maxStalledCount of every stage worker: one re-run after an executor died under a job. */
-const STALLS_BEFORE_QUARANTINE = 1;
 
 export interface StageWorkerRuntime {
   deps: PipelineDeps;
@@ -144,21 +144,6 @@ async function failModeOf(state: PipelineState, deps: PipelineDeps): Promise<'op
   }
 }
 
-/** Rebuild enough of a job's state (id, tenant, policy, reply channel) to answer it. */
-export function salvageState(job: Job): PipelineState | null {
-  const raw = (job.data as { state?: Partial<PipelineState> } | undefined)?.state;
-  const salvage = PipelineStateSchema.pick({ jobId: true, tenant: true, policy: true, submittedAt: true }).safeParse(raw);
-  if (!salvage.success) return null;
-  return newPipelineState({
-    ...salvage.data,
-    purpose: raw?.purpose === 'compile' ? 'compile' : 'check',
-    job: { input: '', output: '', context: {} },
-    replyTo: typeof raw?.replyTo === 'string' ? raw.replyTo : null,
-    batchId: typeof raw?.batchId === 'string' ? raw.batchId : null,
-    trace: {},
-  });
-}
-
 /** The fail-closed end of a job that cannot go on: a guard_error decision, or a failed compile. */
 async function errorOutcome(state: PipelineState, deps: PipelineDeps, error: { code: string; message: string }): Promise<StageOutcome> {
   return state.purpose === 'compile'
@@ -186,22 +171,10 @@ async function endUnparseable(stage: Stage, job: Job, runtime: StageWorkerRuntim
 }
 
 /** After BullMQ failed a job for good (not a retry), answer it; a decision stored earlier stands (NX). */
-export async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, reason: string): Promise<void> {
-  try {
-    if ((await job.getState()) !== 'failed') return; // it will be retried
-    if (stage === 'memory' && (job.name === 'archive' || job.name === 'feedback')) return;
-    const state = salvageState(job);
-    if (!state) return;
-    // stalledCounter counts the times the job's worker stopped renewing its lock (it died or hung)
-    // while running it; past maxStalledCount BullMQ fails the job without running it again.
-    const quarantined = job.stalledCounter > STALLS_BEFORE_QUARANTINE;
-    const error = quarantined
-      ? { code: 'JOB_QUARANTINED', message: `the job stalled ${job.stalledCounter} times on the ${stage} stage: each executor running it died or froze, so it is not run again` }
-      : { code: 'JOB_FAILED', message: `the ${stage} stage gave up on the job: ${reason}` };
-    if (quarantined) runtime.logger.warn({ stage, job: job.id, stalls: job.stalledCounter }, 'job quarantined');
-    // Infrastructure gave up on the job: fail closed whatever the policy's failMode.
-    await applyOutcome(errorOutcomeClosed(state, error), runtime);
-  } catch (error) {
-    runtime.logger.error({ stage, job: job.id, err: errorMessage(error) }, 'could not answer a failed job');
-  }
+export async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, reason: string): Promise<boolean> {
+  return answerFailedJob(answerDepsOf(runtime), stage, job, reason);
+}
+
+function answerDepsOf(runtime: StageWorkerRuntime): AnswerFailedJobDeps {
+  return { results: runtime.results, queues: runtime.queues, programs: runtime.deps.programs, now: runtime.deps.now, logger: runtime.logger };
 }

@@ -1,2 +1,3 @@
 export { testRedisUrl, uniquePrefix } from './redis';
 export { startFakeLlmServer, unusedBaseUrl, type FakeLlmServer, type FakeLlmReply, type FakeToolCallsReply, type FakeLlmHandler, type FakeLlmRequest } from './fake-llm-server';
+export { waitFor } from './wait-for';

@@ -1,4 +1,6 @@
 import { CheckTimeoutError, NotFoundError, UnavailableError, errorMessage } from '@guardagent/errors';
+import type { Job } from 'bullmq';
+import { answerFailedJob } from '@guardagent/pipeline';
 import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
 import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema } from '../api-schemas';
 import { FeedbackNotApplicableError } from '../gateway-errors';
@@ -6,11 +8,16 @@ import type { GatewayDeps } from '../gateway-deps';
 import { requireScopeForPolicy } from '../key-scopes';
 import { route, type AnyRouteSpec } from '../route-spec';
 
-/** Whether a job id is a check of this tenant still on its way through the stages. */
-async function isRunning(deps: GatewayDeps, tenant: string, id: string): Promise<boolean> {
+/**
+ * Where a check with no stored decision stands: still on its way through the stages, failed for
+ * good with no answer written (BullMQ gave up, and the fail-closed answer's write was refused or
+ * its process died), or unknown to this tenant.
+ */
+async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Promise<{ job: Job; failed: boolean } | null> {
   const job = await deps.queues.queue('executor').getJob(id);
   const state = (job?.data as { state?: { tenant?: unknown; purpose?: unknown } } | undefined)?.state;
-  return state?.tenant === tenant && state.purpose === 'check';
+  if (!job || state?.tenant !== tenant || state.purpose !== 'check') return null;
+  return { job, failed: (await job.getState()) === 'failed' };
 }
 
 /**
@@ -79,6 +86,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       responses: {
         200: { description: 'The decision', component: 'Decision' },
         202: { description: 'Still running', component: 'Accepted' },
+        503: { description: 'The check failed for good and its fail-closed answer could not be stored (Redis refused the write); retry' },
         404: { description: 'Unknown id, expired, or another tenant\'s' },
       },
       handler: async ({ caller, params, reply }) => {
@@ -87,8 +95,21 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           deps.metrics.observeDecision(decision);
           return decision;
         }
-        if (await isRunning(deps, caller.tenant, params.id)) return reply.code(202).send({ id: params.id, status: 'running' });
-        throw new NotFoundError('check', params.id);
+        const queued = await checkInQueue(deps, caller.tenant, params.id);
+        if (!queued) throw new NotFoundError('check', params.id);
+        if (!queued.failed) return reply.code(202).send({ id: params.id, status: 'running' });
+        // Failed for good and never answered: answer it now, fail-closed, as the sweeper would
+        // (first answer wins), rather than calling it running until the next sweep.
+        await answerFailedJob(
+          { results: deps.results, queues: deps.queues, programs: deps.programs, now: Date.now, logger: deps.logger },
+          'executor',
+          queued.job,
+          queued.job.failedReason || 'failed',
+        );
+        const answered = await deps.results.getDecision(caller.tenant, params.id);
+        if (!answered) throw new UnavailableError(`check ${params.id} failed for good and its fail-closed answer could not be stored; try again`);
+        deps.metrics.observeDecision(answered);
+        return answered;
       },
     }),
     route({

@@ -1,0 +1,17 @@
+import type { Job } from 'bullmq';
+import { PipelineStateSchema, newPipelineState, type PipelineState } from '@guardagent/queue';
+
+/** Rebuild enough of a job's state (id, tenant, policy, reply channel) to answer it. */
+export function salvageState(job: Job): PipelineState | null {
+  const raw = (job.data as { state?: Partial<PipelineState> } | undefined)?.state;
+  const salvage = PipelineStateSchema.pick({ jobId: true, tenant: true, policy: true, submittedAt: true }).safeParse(raw);
+  if (!salvage.success) return null;
+  return newPipelineState({
+    ...salvage.data,
+    purpose: raw?.purpose === 'compile' ? 'compile' : 'check',
+    job: { input: '', output: '', context: {} },
+    replyTo: typeof raw?.replyTo === 'string' ? raw.replyTo : null,
+    batchId: typeof raw?.batchId === 'string' ? raw.batchId : null,
+    trace: {},
+  });
+}
