@@ -5,6 +5,7 @@ import {
   NotFoundError,
   QuotaExceededError,
   ScopeRequiredError,
+  StoreFullError,
   UnauthorizedError,
   UnavailableError,
   ValidationError,
@@ -93,6 +94,9 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
       ...details,
       ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
     });
+  } else if (code === 'STORE_FULL') {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    error = new StoreFullError(message, { ...details, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1 });
   } else if (code === 'IDEMPOTENCY_CONFLICT') {
     error = new IdempotencyConflictError('');
   } else if (code === 'SCOPE_REQUIRED') {

@@ -3,12 +3,14 @@ import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { CheckTimeoutError, NotFoundError, UnavailableError, ValidationError } from '@guardagent/errors';
 import {
+  MemoryHeadroom,
   QueueSet,
   ReplyListener,
   ResultStore,
   createRedisConnection,
   enqueueCompile,
   newPipelineState,
+  refuseWhenFull,
   waitUntilReady,
   type PipelineState,
 } from '@guardagent/queue';
@@ -41,6 +43,8 @@ export interface QueueTransportOptions {
   resultTtlSeconds?: number;
   /** How long a policy id → version lookup is reused (default 1 s). */
   policyCacheMs?: number;
+  /** Refuse new jobs (StoreFullError) once Redis uses this share of its maxmemory (default 0.9). */
+  refuseAtMemoryRatio?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -61,6 +65,8 @@ export class QueueTransport implements GuardTransport {
   private queueEvents: QueueEvents | null = null;
   private queueEventsConnection: Redis | null = null;
   private readonly closing = new AbortController();
+  /** Refuses new jobs while Redis is nearly at maxmemory (they could not be answered). */
+  private readonly headroom: MemoryHeadroom;
 
   private constructor(
     private readonly redis: Redis,
@@ -74,6 +80,7 @@ export class QueueTransport implements GuardTransport {
   ) {
     this.tenant = options.tenant;
     this.prefix = options.prefix;
+    this.headroom = new MemoryHeadroom(redis, { refuseAtRatio: options.refuseAtMemoryRatio });
   }
 
   static async connect(options: QueueTransportOptions): Promise<QueueTransport> {
@@ -82,6 +89,7 @@ export class QueueTransport implements GuardTransport {
       tenant: 'default',
       resultTtlSeconds: 86_400,
       policyCacheMs: 1000,
+      refuseAtMemoryRatio: 0.9,
       ...options,
     };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');
@@ -119,6 +127,7 @@ export class QueueTransport implements GuardTransport {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
     const registered = await this.resolvePolicy(job);
     const id = jobIdFor(this.tenant, job.idempotencyKey);
+    await this.headroom.assertRoom();
     await this.bindKey(job, id, registered);
     await options.admit?.([id]);
     await this.enqueue(this.newState(id, job, registered, null, options.batchId ?? null));
@@ -129,13 +138,14 @@ export class QueueTransport implements GuardTransport {
   async submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string; admit?: AdmitJobs } = {}): Promise<{ ids: string[] }> {
     const jobs = inputs.map((input, index) => parseOrThrow(GuardJobSchema, input, 'guard job', `jobs[${index}]`));
     const states: PipelineState[] = [];
+    await this.headroom.assertRoom();
     for (const job of jobs) {
       const registered = await this.resolvePolicy(job);
       await this.bindKey(job, jobIdFor(this.tenant, job.idempotencyKey), registered);
       states.push(this.newState(jobIdFor(this.tenant, job.idempotencyKey), job, registered, null, options.batchId ?? null));
     }
     await options.admit?.(states.map((state) => state.jobId));
-    await this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId })));
+    await refuseWhenFull(this.headroom, () => this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId }))));
     return { ids: states.map((s) => s.jobId) };
   }
 
@@ -144,6 +154,7 @@ export class QueueTransport implements GuardTransport {
     const registered = await this.resolvePolicy(job);
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    await this.headroom.assertRoom();
     await this.bindKey(job, id, registered);
     if (job.idempotencyKey) {
       const existing = await this.results.getDecision(this.tenant, id);
@@ -364,6 +375,6 @@ export class QueueTransport implements GuardTransport {
   }
 
   private async enqueue(state: PipelineState): Promise<void> {
-    await this.queues.add('executor', 'check', { state }, state.jobId);
+    await refuseWhenFull(this.headroom, () => this.queues.add('executor', 'check', { state }, state.jobId));
   }
 }

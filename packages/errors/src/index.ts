@@ -15,3 +15,4 @@ export { errorMessage } from './error-message';
 export { QuotaExceededError } from './quota-errors';
 export { ScopeRequiredError } from './scope-errors';
 export { IdempotencyConflictError } from './idempotency-errors';
+export { StoreFullError } from './store-full-error';

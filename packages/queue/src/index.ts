@@ -24,3 +24,5 @@ export { ReplyListener } from './reply-listener';
 export { QueueSet, DEFAULT_JOB_OPTIONS } from './queue-set';
 export { newPipelineState, enqueueCompile, type NewStateInput } from './new-pipeline-state';
 export { RedisScript } from './redis-script';
+export { MemoryHeadroom, parseMemoryInfo, refuseWhenFull, type MemoryHeadroomOptions } from './memory-headroom';
+export { isRedisOutOfMemory } from './redis-out-of-memory';

@@ -75,7 +75,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     if (unexpected) deps.logger.error({ err: error instanceof Error ? error.stack : String(error), url: request.url, reqId: request.id }, 'request failed');
     if (status === 401) reply.header('www-authenticate', 'Bearer');
     const retryAfter = body.error.details?.retryAfterSeconds;
-    if (status === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    if ((status === 429 || status === 503) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
     return reply.code(status).type('application/json; charset=utf-8').send(body);
   });
   app.setNotFoundHandler((request, reply) =>

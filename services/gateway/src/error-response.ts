@@ -1,4 +1,5 @@
 import { GuardAgentError, ValidationError, errorMessage, type FieldIssue } from '@guardagent/errors';
+import { isRedisOutOfMemory } from '@guardagent/queue';
 
 export interface ErrorBody {
   error: { code: string; message: string; issues?: FieldIssue[]; details?: Record<string, unknown> };
@@ -22,6 +23,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   LLM_NOT_CONFIGURED: 422,
   CHECK_TIMEOUT: 504,
   UNAVAILABLE: 503,
+  STORE_FULL: 503,
   LLM_REQUEST_FAILED: 502,
   LLM_REPLY_UNUSABLE: 502,
 };
@@ -64,6 +66,12 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
     const code = statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_FAILED';
     const issues = code === 'VALIDATION_FAILED' ? { issues: [{ path: '', message: `body: ${message}` }] } : {};
     return { status: statusCode === 413 || statusCode === 415 ? statusCode : 400, body: { error: { code, message, ...issues } }, unexpected: false };
+  }
+  // Any write Redis refused at maxmemory (a quota script, a key binding): the same answer as the
+  // up-front refusal, rather than a 500.
+  if (isRedisOutOfMemory(error)) {
+    const message = 'Redis is at its maxmemory: nothing was queued; retry later';
+    return { status: 503, body: { error: { code: 'STORE_FULL', message, details: { retryAfterSeconds: 1 } } }, unexpected: false };
   }
   if (REDIS_DOWN.test(errorMessage(error))) {
     return { status: 503, body: { error: { code: 'UNAVAILABLE', message: 'Redis is unavailable; retry later' } }, unexpected: true };
