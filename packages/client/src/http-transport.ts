@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   CheckTimeoutError,
   GuardAgentError,
@@ -37,7 +38,16 @@ export interface HttpTransportOptions {
   maxServerWaitMs?: number;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
+  /**
+   * Tries of a check or submit whose answer was lost (the connection broke, or the gateway answered
+   * 502/503/504 UNAVAILABLE); default 3. Safe because every check is sent with an idempotency key
+   * (a random one when the job has none), so a retry joins the job the first try may have queued.
+   */
+  submitAttempts?: number;
 }
+
+/** Waits before the 2nd, 3rd, ... try of a check or submit. */
+const SUBMIT_RETRY_DELAYS_MS = [100, 400, 1600];
 
 export type { BatchStatus };
 
@@ -122,6 +132,14 @@ function withoutTrailingSlashes(url: string): string {
   return url.slice(0, end);
 }
 
+/**
+ * The job with an idempotency key: its own, or a fresh random one. The gateway derives the job id
+ * from it, so a retried request joins the job an earlier try queued instead of queueing another.
+ */
+function withIdempotencyKey(job: GuardJobInput): GuardJobInput {
+  return job.idempotencyKey ? job : { ...job, idempotencyKey: `sdk-${randomUUID()}` };
+}
+
 /** GuardTransport over the gateway's HTTP API (fetch; no Redis access needed on the agent's side). */
 export class HttpTransport implements GuardTransport {
   private readonly baseUrl: string;
@@ -141,7 +159,7 @@ export class HttpTransport implements GuardTransport {
 
   async submit(job: GuardJobInput): Promise<{ id: string }> {
     parseOrThrow(GuardJobSchema, job, 'guard job');
-    const response = await this.request('POST', '/v1/checks?wait=0', { json: job });
+    const response = await this.submitRequest('/v1/checks?wait=0', withIdempotencyKey(job));
     const body = (await response.json()) as { id: string };
     return { id: body.id };
   }
@@ -151,7 +169,7 @@ export class HttpTransport implements GuardTransport {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
     const wait = Math.max(1, Math.min(timeoutMs, this.maxServerWaitMs));
-    const response = await this.request('POST', `/v1/checks?wait=${wait}`, { json: job, waitMs: wait });
+    const response = await this.submitRequest(`/v1/checks?wait=${wait}`, withIdempotencyKey(job), wait);
     const body = await response.json();
     if (response.status === 200) return DecisionSchema.parse(body);
     const { id } = body as { id: string };
@@ -271,6 +289,23 @@ export class HttpTransport implements GuardTransport {
     return read();
   }
 
+  /**
+   * POST a check, trying again when its answer was lost: the first try may have queued the job, and
+   * the job's idempotency key makes the next try join it rather than queue a second one.
+   */
+  private async submitRequest(path: string, job: GuardJobInput, waitMs?: number): Promise<Response> {
+    const attempts = Math.max(1, this.options.submitAttempts ?? 3);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.request('POST', path, { json: job, ...(waitMs !== undefined ? { waitMs } : {}) });
+      } catch (error) {
+        const lost = error instanceof UnavailableError && (error.details.unreachable === true || error.details.status !== undefined);
+        if (!lost || attempt >= attempts || this.closed) throw error;
+        await sleep(SUBMIT_RETRY_DELAYS_MS[Math.min(attempt - 1, SUBMIT_RETRY_DELAYS_MS.length - 1)]);
+      }
+    }
+  }
+
   private async request(
     method: string,
     path: string,
@@ -298,7 +333,7 @@ export class HttpTransport implements GuardTransport {
       this.inFlight.delete(controller);
       const reason = controller.signal.reason;
       if (reason instanceof GuardAgentError) throw reason;
-      throw new UnavailableError(`cannot reach the gateway at ${this.baseUrl}: ${errorMessage((error as { cause?: unknown }).cause ?? error)}`);
+      throw new UnavailableError(`cannot reach the gateway at ${this.baseUrl}: ${errorMessage((error as { cause?: unknown }).cause ?? error)}`, { unreachable: true });
     }
     clearTimeout(timer);
     this.inFlight.delete(controller);

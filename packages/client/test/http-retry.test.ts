@@ -1,0 +1,133 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type GuardConfig } from '@guardagent/config';
+import { UnavailableError } from '@guardagent/errors';
+import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { startGateway, type Gateway } from '@guardagent/service-gateway';
+import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { HttpTransport } from '../src/index';
+
+const ADMIN_KEY = 'http-retry-admin-key-0123456789abcd';
+const policy = {
+  id: 'refunds',
+  requests: 'Deny any refund over 100.',
+  mode: 'compiled' as const,
+  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
+  examples: [
+    { input: 'r', context: { amount: 500 }, label: 1 as const },
+    { input: 'r', context: { amount: 5 }, label: 0 as const },
+  ],
+};
+
+let config: GuardConfig;
+let runtime: Runtime;
+let gateway: Gateway;
+let redis: Redis;
+let proxy: Server;
+let proxyUrl: string;
+/** How many upcoming POST /v1/checks the proxy forwards and then answers by dropping the connection. */
+let dropNext = 0;
+let checkPosts = 0;
+
+/**
+ * A proxy in front of the gateway that can lose answers: the request reaches the gateway (the job
+ * is queued and decided), but the caller sees the connection break: the ambiguous failure.
+ */
+function startLossyProxy(target: string): Promise<Server> {
+  const { hostname, port } = new URL(target);
+  const server = createServer((req, res) => {
+    const isCheck = req.method === 'POST' && (req.url ?? '').startsWith('/v1/checks');
+    if (isCheck) checkPosts += 1;
+    const drop = isCheck && dropNext > 0;
+    if (drop) dropNext -= 1;
+    const upstream = httpRequest({ hostname, port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      if (drop) {
+        answer.resume();
+        answer.on('end', () => req.socket.destroy());
+        return;
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function decisionsStored(): Promise<number> {
+  return (await redis.keys(`${config.prefix}:default:decision:*`)).length;
+}
+
+beforeAll(async () => {
+  config = loadConfig({}, { redisUrl: testRedisUrl(), prefix: uniquePrefix('retry'), adminKey: ADMIN_KEY });
+  runtime = await createRuntime(config, { llm: null, logger: silentLogger });
+  runtime.startWorkers();
+  gateway = await startGateway({ config, port: 0, logger: silentLogger });
+  redis = new Redis(config.redisUrl as string);
+  proxy = await startLossyProxy(gateway.url);
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const direct = new HttpTransport({ baseUrl: gateway.url, apiKey: ADMIN_KEY });
+  expect((await direct.compile(policy, { timeoutMs: 20_000 })).status).toBe('promoted');
+  await direct.close();
+});
+afterAll(async () => {
+  proxy?.close();
+  redis?.disconnect();
+  await gateway?.close();
+  await runtime?.close();
+});
+
+describe('HttpTransport when an answer is lost on the way back', () => {
+  it('retries a check itself and gets the decision of the one job the first try queued', async () => {
+    const transport = new HttpTransport({ baseUrl: proxyUrl, apiKey: ADMIN_KEY });
+    try {
+      const before = await decisionsStored();
+      const postsBefore = checkPosts;
+      dropNext = 1;
+      const decision = await transport.check({ policy: 'refunds', input: 'r', context: { amount: 500 } });
+      expect(decision).toMatchObject({ decision: 'deny', reasons: ['over 100'] });
+      expect(checkPosts - postsBefore).toBe(2);
+      expect(await decisionsStored()).toBe(before + 1);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('retries a submit the same way: two answers lost, still one job', async () => {
+    const transport = new HttpTransport({ baseUrl: proxyUrl, apiKey: ADMIN_KEY });
+    try {
+      const before = await decisionsStored();
+      dropNext = 2;
+      const { id } = await transport.submit({ policy: 'refunds', input: 'r', context: { amount: 5 } });
+      let decision = await transport.result(id);
+      for (let i = 0; i < 200 && !decision; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        decision = await transport.result(id);
+      }
+      expect(decision?.decision).toBe('allow');
+      expect(await decisionsStored()).toBe(before + 1);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('keeps a caller-given idempotency key, and gives up after submitAttempts with UnavailableError', async () => {
+    const transport = new HttpTransport({ baseUrl: proxyUrl, apiKey: ADMIN_KEY, submitAttempts: 1 });
+    try {
+      const job = { policy: 'refunds', input: 'r', context: { amount: 7 }, idempotencyKey: 'order-77' };
+      dropNext = 1;
+      const lost = await transport.check(job).catch((error: unknown) => error);
+      expect(lost).toBeInstanceOf(UnavailableError);
+      expect((lost as UnavailableError).details.unreachable).toBe(true);
+      // The lost try was queued and decided; the caller's own retry with its key finds that job.
+      const before = await decisionsStored();
+      const decision = await transport.check(job);
+      expect(decision.decision).toBe('allow');
+      expect(await decisionsStored()).toBe(before);
+    } finally {
+      await transport.close();
+    }
+  });
+});
