@@ -46,3 +46,24 @@ export function commandsPerItem(before: Map<string, CommandStat>, after: Map<str
   const sorted = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).sort((a, b) => b[1] - a[1]));
   return { total: Math.round((total / items) * 100) / 100, byCommand: sorted(byCommand), usByCommand: sorted(usByCommand) };
 }
+
+/** Bytes redis-server holds for data (INFO memory used_memory). */
+export async function usedMemoryBytes(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+}
+
+/** Mean MEMORY USAGE of up to `sample` keys matching `pattern` (SCAN), bytes; NaN when none match. */
+export async function meanKeyBytes(redis: Redis, pattern: string, sample = 50): Promise<number> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    found.push(...batch);
+  } while (cursor !== '0' && found.length < sample);
+  const keys = found.slice(0, sample);
+  if (keys.length === 0) return Number.NaN;
+  const sizes = await Promise.all(keys.map(async (key) => Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'))));
+  return Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length);
+}

@@ -7,7 +7,7 @@ import { log } from '../lib/log';
 import type { M2wWorkload } from '../lib/m2w-jobs';
 import { CpuSampler, type CpuSplit } from '../lib/proc-cpu';
 import { countsPerItem, installRedisCommandCounter, type RedisCommandCounts } from '../lib/redis-command-counter';
-import { commandCalls, commandsPerItem, type ServerCommandsPerItem } from '../lib/redis-stats';
+import { commandCalls, commandsPerItem, meanKeyBytes, usedMemoryBytes, type ServerCommandsPerItem } from '../lib/redis-stats';
 import { cpuCeiling } from '../lib/proc-cpu';
 import { profileWhile } from '../lib/self-profile';
 import { quantile, round } from '../lib/stats';
@@ -45,6 +45,11 @@ export interface BurstResult {
   cpuBoundCeiling: number;
   /** Checks/s one executor process could do at its measured CPU per check (it is single-threaded JS). */
   executorBound: number;
+  /**
+   * Redis memory each check leaves behind (used_memory after − before the burst, per check): its
+   * decision (kept resultTtlSeconds, 24 h by default) and its completed job (kept 1 h, at most 100,000).
+   */
+  redisBytesPerCheck: number;
 }
 
 export interface CompiledResult {
@@ -52,6 +57,8 @@ export interface CompiledResult {
   compiled_p50_ms: number;
   compiled_p99_ms: number;
   compiled_serial: { samples: number; mean_ms: number; execute_ms_p50: number; decision_bytes: number };
+  /** Mean MEMORY USAGE of one stored decision key and of one completed executor job, bytes. */
+  compiled_redis_key_bytes: { decision: number; completed_job: number };
   compiled_throughput: number;
   compiled_throughput_2x: number;
   compiled_burst_1x: BurstResult;
@@ -96,10 +103,12 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
       const beforeClient = clientCounts();
       const beforeExecutors = await Promise.all(executors.map((e) => childCounts(e, e.countFile)));
       const beforeServer = await commandCalls(o.admin);
+      const beforeBytes = await usedMemoryBytes(o.admin);
       cpu.begin();
       const result = await profileWhile(o.profileDir, `client-burst-${label.replace(/\W+/g, '-')}`, () => checkBurst(check, o.workload.jobs, o.jobs, o.inFlight));
       const split = cpu.end(o.jobs);
       const afterServer = await commandCalls(o.admin);
+      const afterBytes = await usedMemoryBytes(o.admin);
       const afterExecutors = await Promise.all(executors.map((e) => childCounts(e, e.countFile)));
       const roundTrips: Record<string, RedisCommandCounts> = { client: countsPerItem(beforeClient, clientCounts(), o.jobs) };
       executors.forEach((_, i) => (roundTrips[`executor${i + 1}`] = countsPerItem(beforeExecutors[i], afterExecutors[i], o.jobs)));
@@ -119,6 +128,7 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
         executorBound: Math.round(
           (1e6 * executors.length) / Object.entries(split.usPerItem).filter(([k]) => k.startsWith('executor')).reduce((a, [, v]) => a + v, 0),
         ),
+        redisBytesPerCheck: Math.round((afterBytes - beforeBytes) / o.jobs),
       };
     };
 
@@ -137,6 +147,10 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
         execute_ms_p50: round(quantile(executeMs, 0.5), 3),
         /** Mean size of a decision as JSON: stored, published and parsed once per check. */
         decision_bytes: Math.round(decisionBytes / latencies.length),
+      },
+      compiled_redis_key_bytes: {
+        decision: await meanKeyBytes(o.admin, `${o.prefix}:default:decision:*`),
+        completed_job: await meanKeyBytes(o.admin, `${o.prefix}:executor:[0-9a-f]*-*-*`),
       },
       compiled_throughput: one.throughput,
       compiled_throughput_2x: two.throughput,

@@ -1,6 +1,6 @@
 import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
-import { createRuntime, jsonLogger, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, jsonLogger, reportRedisSettings, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { QueueTransport } from '@guardagent/client';
 import type { Stage } from '@guardagent/queue';
 import type { Llm } from '@guardagent/llm';
@@ -39,6 +39,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     redisUrl = privateRedis.url;
   }
   const config: GuardConfig = { ...baseConfig, redisUrl };
+  // The operator's own Redis: say what in its settings weakens the guarantees (the private one
+  // is throw-away by design).
+  if (!privateRedis && options.verbose) await reportRedisSettings(redisUrl, jsonLogger({ pid: process.pid }));
   const telemetry: TelemetryHandle = initTelemetry({ serviceName: options.serviceName ?? 'guardagent' });
   const stages = options.stages ?? undefined;
   let runtime: Runtime | null = null;

@@ -20,3 +20,4 @@ export { jsonLogger, silentLogger, type Logger } from './logger';
 export { startFailedJobSweeper, FAILED_SWEEP_BATCH, FAILED_SWEEP_INTERVAL_MS, type FailedJobSweeper } from './failed-job-sweeper';
 export { answerFailedJob, STALLS_BEFORE_QUARANTINE, type AnswerFailedJobDeps } from './answer-failed-job';
 export { salvageState } from './salvage-state';
+export { reportRedisSettings } from './report-redis-settings';

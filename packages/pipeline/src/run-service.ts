@@ -3,6 +3,7 @@ import type { Stage } from '@guardagent/queue';
 import { initTelemetry } from '@guardagent/telemetry';
 import { createRuntime } from './runtime';
 import { jsonLogger } from './logger';
+import { reportRedisSettings } from './report-redis-settings';
 
 /**
  * Entry point of a standalone stage process (`services/<stage>`): workers for the given
@@ -19,6 +20,7 @@ export async function runService(stages: readonly Stage[]): Promise<void> {
   const runtime = await createRuntime(config, { logger });
   runtime.startWorkers(stages);
   logger.info({ stages, redis: redactUrl(config.redisUrl) }, 'service started');
+  await reportRedisSettings(config.redisUrl, logger);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -26,3 +26,4 @@ export { newPipelineState, enqueueCompile, type NewStateInput } from './new-pipe
 export { RedisScript } from './redis-script';
 export { MemoryHeadroom, parseMemoryInfo, refuseWhenFull, type MemoryHeadroomOptions } from './memory-headroom';
 export { isRedisOutOfMemory } from './redis-out-of-memory';
+export { checkRedisSettings, type RedisSettingWarning, type RedisSettingCode } from './redis-settings-check';

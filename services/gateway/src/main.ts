@@ -1,6 +1,6 @@
 import { loadConfig } from '@guardagent/config';
 import { errorMessage } from '@guardagent/errors';
-import { jsonLogger, redactUrl } from '@guardagent/pipeline';
+import { jsonLogger, redactUrl, reportRedisSettings } from '@guardagent/pipeline';
 import { initTelemetry } from '@guardagent/telemetry';
 import { startGateway } from './start-gateway';
 
@@ -16,6 +16,7 @@ const host = process.env.GUARDAGENT_GATEWAY_HOST || '0.0.0.0';
 try {
   const gateway = await startGateway({ config, host, logger });
   logger.info({ port: gateway.port, host, redis: redactUrl(config.redisUrl) }, 'gateway listening (docs at /docs)');
+  await reportRedisSettings(config.redisUrl, logger);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
