@@ -129,6 +129,53 @@ describe('executors as separate processes', () => {
   });
 });
 
+describe('takeover with the default lock settings', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+  });
+
+  it("a killed executor's job is finished by the survivor within lock + stalled interval (15 s), logged and counted", async () => {
+    const stack = await startTestStack({ stages: [] });
+    try {
+      // Default GUARDAGENT_LOCK_DURATION_MS / GUARDAGENT_STALLED_INTERVAL_MS: only the guard run's own limits are raised.
+      const env = { REDIS_URL: stack.redisUrl, GUARDAGENT_PREFIX: stack.prefix, GUARDAGENT_SANDBOX_CPU_MS: '3000', GUARDAGENT_SANDBOX_WALL_MS: '3000' };
+      const logs = new Map<number, string>();
+      const start = () => {
+        const child = spawnService('executor', env);
+        children.push(child);
+        logs.set(child.pid!, '');
+        child.stderr?.on('data', (chunk: Buffer) => logs.set(child.pid!, logs.get(child.pid!) + chunk.toString()));
+        return child;
+      };
+      const executors = [start(), start()];
+      const executorQueue = stack.client['queues'].queue('executor');
+      await waitFor(async () => (await executorQueue.getWorkers()).length >= 2, 30_000, 'two executors');
+      expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
+
+      const pending = stack.client.check({ policy: 'slow', input: { text: 'bad', ms: 2500 } }, { timeoutMs: 60_000 });
+      const active = await waitFor(async () => (await executorQueue.getActive()).find((j) => j.name === 'check'), 10_000, 'the check to run');
+      const victim = executors.find((c) => (active.processedBy ?? '').endsWith(`:${c.pid}`))!;
+      const survivor = executors.find((c) => c !== victim)!;
+      const killedAt = Date.now();
+      victim.kill('SIGKILL');
+
+      const decision = await pending;
+      const takeoverMs = Date.now() - killedAt;
+      expect(decision).toMatchObject({ id: active.id, decision: 'deny', status: 'ok' });
+      expect((await Job.fromId(executorQueue, active.id!))?.processedBy ?? '').toContain(`:${survivor.pid}`);
+      // Lock 10 s + stalled check every 5 s, then the 2.5 s run again; the old defaults (30 s + 30 s) took 30 to 60 s.
+      expect(takeoverMs).toBeLessThan(15_000 + 2500 + 5000);
+      await waitFor(async () => (logs.get(survivor.pid!) ?? '').includes('finished a job taken over from a stalled worker'), 5000, 'the recovery log line');
+      expect(logs.get(survivor.pid!)).toContain('took over a stalled job');
+      const takeovers = await stack.client['redis'].hgetall(`${stack.prefix}:metrics:takeovers`);
+      expect(takeovers).toEqual({ 'stalled|executor': '1', 'recovered|executor': '1' });
+    } finally {
+      await stack.stop();
+    }
+  });
+});
+
 describe('poison jobs', () => {
   const children: ChildProcess[] = [];
   afterEach(() => {

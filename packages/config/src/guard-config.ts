@@ -26,9 +26,13 @@ export const GuardConfigSchema = z.object({
     /** Recycle an isolate after this many runs (bounds heap growth from cached scripts). */
     maxRunsPerIsolate: positiveInt(5000),
   }),
-  /** BullMQ lock: a job whose worker dies is taken over after roughly this long. */
-  lockDurationMs: positiveInt(30_000),
-  stalledIntervalMs: positiveInt(30_000),
+  /**
+   * BullMQ lock, renewed every half of it while a job runs. A job whose worker died or froze is
+   * taken over within lockDurationMs + stalledIntervalMs (15 s by default) once another worker
+   * runs. The lock tolerates the event loop being held up to half of it past a renewal.
+   */
+  lockDurationMs: positiveInt(10_000),
+  stalledIntervalMs: positiveInt(5_000),
   /** Most demonstrations one policy may hold (retrieval compares a query with each). */
   maxDemonstrations: positiveInt(1000),
   /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */

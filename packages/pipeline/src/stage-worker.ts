@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
-import { PipelineJobSchema, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
+import { PipelineJobSchema, keys, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
 import { extractTraceContext, withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from './pipeline-deps';
 import { PIPELINE_HANDLERS, handleArchive, handleFeedback, type PipelineHandler } from './handlers/index';
@@ -41,6 +41,18 @@ export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, conc
     removeOnFail: { age: 7 * 24 * 3600 },
   });
   worker.on('error', (error) => runtime.logger.error({ stage, err: errorMessage(error) }, 'worker error'));
+  // This worker's stalled-job check found a job whose worker stopped renewing its lock (it died or
+  // froze) and put it back to be run again: say so, and count it for /metrics.
+  worker.on('stalled', (jobId) => {
+    runtime.logger.warn({ stage, job: jobId }, 'took over a stalled job: the worker running it stopped renewing its lock');
+    countTakeover(runtime, 'stalled', stage);
+  });
+  worker.on('completed', (job) => {
+    if (job.stalledCounter > 0) {
+      runtime.logger.info({ stage, job: job.id, stalls: job.stalledCounter }, 'finished a job taken over from a stalled worker');
+      countTakeover(runtime, 'recovered', stage);
+    }
+  });
   worker.on('failed', (job, error) => {
     runtime.logger.warn({ stage, job: job?.id, attempts: job?.attemptsMade, err: errorMessage(error) }, 'stage job failed');
     // A job BullMQ gives up on (attempts used up, or stalled too often: then our processor never
@@ -48,6 +60,12 @@ export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, conc
     if (job) void endFailedJob(stage, job, runtime, errorMessage(error));
   });
   return worker;
+}
+
+function countTakeover(runtime: StageWorkerRuntime, what: 'stalled' | 'recovered', stage: Stage): void {
+  runtime.workerConnection.hincrby(keys(runtime.prefix).metricsTakeovers(), `${what}|${stage}`, 1).catch((error: unknown) => {
+    runtime.logger.warn({ stage, err: errorMessage(error) }, `could not count a ${what} job`);
+  });
 }
 
 export async function processStageJob(stage: Stage, job: Job, runtime: StageWorkerRuntime): Promise<unknown> {

@@ -29,6 +29,8 @@ export function keys(prefix: string) {
     tenantByKeyHash: (hash: string) => `${prefix}:tenant-keys:${hash}`,
     tenantKeyRecords: (tenant: string) => `${prefix}:tenants:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:metrics:decisions`,
+    /** Stage jobs taken over from a dead or frozen worker (`stalled|<stage>`), and of those, finished (`recovered|<stage>`). */
+    metricsTakeovers: () => `${prefix}:metrics:takeovers`,
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,

@@ -55,6 +55,27 @@ export class GatewayMetrics {
       },
     });
 
+    const takeoversKey = keys(prefix).metricsTakeovers();
+    const takeovers = async () => redis.hgetall(takeoversKey);
+    for (const [what, help] of [
+      ['stalled', 'Stage jobs whose worker died or froze, taken over to run again, by stage (all processes; from Redis)'],
+      ['recovered', 'Stage jobs taken over from a stalled worker that then finished, by stage (all processes; from Redis)'],
+    ] as const) {
+      new Counter({
+        name: `guardagent_jobs_${what}_total`,
+        help,
+        labelNames: ['stage'],
+        registers,
+        async collect() {
+          this.reset();
+          for (const [field, value] of Object.entries(await takeovers())) {
+            const [kind, stage] = field.split('|');
+            if (kind === what && stage) this.inc({ stage }, Number(value));
+          }
+        },
+      });
+    }
+
     this.stageSeconds = new Histogram({
       name: 'guardagent_stage_duration_seconds',
       help: 'Time per pipeline stage of checks answered through this gateway (from decision timings)',

@@ -73,6 +73,21 @@ describe('checks', () => {
     expect(text).toMatch(/guardagent_http_requests_total\{method="POST",route="\/v1\/checks",status="200"\} \d+/);
   });
 
+  it('mirrors the takeover counts every worker keeps in Redis', async () => {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(f.config.redisUrl as string);
+    try {
+      expect(await metricValue('guardagent_jobs_stalled_total', 'stage="executor"')).toBe(0);
+      await redis.hset(`${f.config.prefix}:metrics:takeovers`, { 'stalled|executor': '3', 'recovered|executor': '2', 'stalled|planner': '1' });
+      expect(await metricValue('guardagent_jobs_stalled_total', 'stage="executor"')).toBe(3);
+      expect(await metricValue('guardagent_jobs_stalled_total', 'stage="planner"')).toBe(1);
+      expect(await metricValue('guardagent_jobs_recovered_total', 'stage="executor"')).toBe(2);
+      expect(await metricValue('guardagent_jobs_recovered_total', 'stage="planner"')).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('answers 404 for an unknown policy and an unknown check id', async () => {
     const check = await f.call('/v1/checks', { body: { policy: 'no-such-policy', input: 'x' } });
     expect(check.status).toBe(404);
