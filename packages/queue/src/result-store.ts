@@ -14,20 +14,22 @@ export interface ReplyMessage {
 }
 
 // Store-if-absent, count, and announce in one round trip. Only the first stored decision
-// counts, so a retried or recovered job can never produce a second decision. The job leaves the
-// tenant's in-flight set either way.
+// counts and is announced, so a retried or recovered job can never produce a second decision or
+// a second announcement (the first was published with the store, atomically; a caller whose
+// subscriber missed it reads the store when it resubscribes). The job leaves the tenant's
+// in-flight set either way.
 const SAVE_DECISION = new RedisScript(
   'save-decision',
   `
 redis.call('ZREM', KEYS[5], ARGV[7])
 local ok = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
 if ok then
-  -- A tenant's decisions are counted per policy id for its first ARGV[10] policies only.
+  -- A tenant's decisions are counted per policy id for its first ARGV[9] policies only.
   local field = ARGV[3]
-  if redis.call('SISMEMBER', KEYS[6], ARGV[9]) == 1 or redis.call('SCARD', KEYS[6]) < tonumber(ARGV[10]) then
-    redis.call('SADD', KEYS[6], ARGV[9])
+  if redis.call('SISMEMBER', KEYS[6], ARGV[8]) == 1 or redis.call('SCARD', KEYS[6]) < tonumber(ARGV[9]) then
+    redis.call('SADD', KEYS[6], ARGV[8])
   else
-    field = ARGV[11]
+    field = ARGV[10]
   end
   redis.call('HINCRBY', KEYS[2], field, 1)
   if ARGV[6] ~= '' then
@@ -38,9 +40,7 @@ if ok then
     redis.call('EXPIRE', KEYS[4], ARGV[2])
   end
 end
-if ARGV[4] ~= '' then
-  if ok then redis.call('PUBLISH', ARGV[4], ARGV[5]) else redis.call('PUBLISH', ARGV[4], ARGV[8]) end
-end
+if ok and ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 if ok then return 1 else return 0 end
 `,
 );
@@ -76,9 +76,9 @@ export class ResultStore {
     const { tenant, replyTo, batchId } = options;
     const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
     const decisionJson = JSON.stringify(decision);
-    // The announcement carries the decision; a duplicate (not stored) only says "look it up".
-    const bare = JSON.stringify({ kind: 'decision', tenant, id: decision.id } satisfies ReplyMessage);
-    const withDecision = `${bare.slice(0, -1)},"decision":${decisionJson}}`;
+    // The announcement carries the decision, so the waiting client needs no read.
+    const head = JSON.stringify({ kind: 'decision', tenant, id: decision.id } satisfies ReplyMessage);
+    const withDecision = `${head.slice(0, -1)},"decision":${decisionJson}}`;
     const stored = (await SAVE_DECISION.run(
       this.redis,
       [
@@ -97,7 +97,6 @@ export class ResultStore {
         withDecision,
         batchId ? outcome : '',
         decision.id,
-        bare,
         decision.policy.id,
         String(METRIC_POLICIES_PER_TENANT),
         `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,

@@ -54,3 +54,30 @@ describe('decision counts', () => {
     expect(await redis.zcard(keys(prefix).jobsInFlight('t'))).toBe(0);
   });
 });
+
+describe('decision announcements', () => {
+  it('announce the first stored decision once, with the decision; a re-run stores and announces nothing', async () => {
+    const prefix = uniquePrefix('announce');
+    const store = new ResultStore(redis, prefix, 60);
+    const channel = `${prefix}:replies:client-1`;
+    const subscriber = new Redis(testRedisUrl());
+    const messages: string[] = [];
+    try {
+      await subscriber.subscribe(channel);
+      const sentinelSeen = new Promise<void>((resolve) =>
+        subscriber.on('message', (_channel, message) => (message === 'sentinel' ? resolve() : messages.push(message))),
+      );
+      const first = decision('job-1', 'p');
+      expect(await store.saveDecision(first, { tenant: 't', replyTo: channel, batchId: null })).toBe(true);
+      expect(await store.saveDecision({ ...first, decision: 'allow' as never }, { tenant: 't', replyTo: channel, batchId: null })).toBe(false);
+      // Published after both saves by the same connection: once it arrives, so has everything before it.
+      await redis.publish(channel, 'sentinel');
+      await sentinelSeen;
+      expect(messages).toHaveLength(1);
+      expect(JSON.parse(messages[0])).toMatchObject({ kind: 'decision', tenant: 't', id: 'job-1', decision: { decision: 'deny' } });
+      expect((await store.getDecision('t', 'job-1'))?.decision).toBe('deny');
+    } finally {
+      subscriber.disconnect();
+    }
+  });
+});
