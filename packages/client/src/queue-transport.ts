@@ -5,6 +5,7 @@ import { CheckTimeoutError, NotFoundError, UnavailableError, ValidationError } f
 import {
   MemoryHeadroom,
   QueueSet,
+  RedisOutageLog,
   ReplyListener,
   ResultStore,
   createRedisConnection,
@@ -54,6 +55,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * written; throwing refuses them all. The gateway admits them against the tenant's quotas here.
  */
 export type AdmitJobs = (jobIds: string[]) => Promise<void>;
+/** After a failed read of a decision (Redis reconnecting), read again this much later, at most MAX_REREADS times. */
+const REREAD_DELAY_MS = 250;
+const MAX_REREADS = 40;
 /** Idempotent re-submits may join a job someone else is waiting on: look for its result at this pace. */
 const DUPLICATE_POLL_MS = 250;
 
@@ -94,6 +98,11 @@ export class QueueTransport implements GuardTransport {
     };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');
     const subscriber = createRedisConnection(resolved.redisUrl, 'subscriber', 'client-replies');
+    // Errors reach the caller as rejected calls; these listeners only keep ioredis and BullMQ from
+    // printing every reconnect attempt of an outage to the console.
+    const outage = new RedisOutageLog(null);
+    outage.watch(redis);
+    outage.watch(subscriber);
     const listener = new ReplyListener(subscriber, resolved.prefix);
     try {
       await Promise.all([waitUntilReady(redis, 10_000, { failFast: true }), waitUntilReady(subscriber, 10_000, { failFast: true })]);
@@ -107,7 +116,7 @@ export class QueueTransport implements GuardTransport {
     return new QueueTransport(
       redis,
       subscriber,
-      new QueueSet(redis, resolved.prefix),
+      new QueueSet(redis, resolved.prefix, outage.onError),
       new ResultStore(redis, resolved.prefix, resolved.resultTtlSeconds),
       new PolicyRegistry(redis, resolved.prefix),
       new ProgramStore(redis, resolved.prefix),
@@ -172,10 +181,16 @@ export class QueueTransport implements GuardTransport {
         if (error) reject(error);
         else resolve(decision as Decision);
       };
-      const fetchResult = () =>
+      // A read that fails (the connection is still coming back after an outage) is tried again
+      // shortly: the job was accepted, so its decision will come, and the deadline read decides.
+      let rereads = 0;
+      const fetchResult = (): Promise<unknown> =>
         this.results.getDecision(this.tenant, id).then(
           (decision) => decision && finish(null, decision),
-          (error) => finish(error as Error),
+          () => {
+            if (settled || rereads++ >= MAX_REREADS) return;
+            setTimeout(() => void fetchResult(), REREAD_DELAY_MS).unref();
+          },
         );
       // An announcement lost while the subscriber reconnected is made up for by a read once the
       // subscription is back (onResync), and by one more read at the deadline.
@@ -226,7 +241,9 @@ export class QueueTransport implements GuardTransport {
     if (!this.queueEvents) {
       // BullMQ does not close a connection it was handed: close() disconnects this one itself.
       this.queueEventsConnection = createRedisConnection(this.options.redisUrl, 'worker', 'client-events');
+      this.queueEventsConnection.on('error', () => undefined); // a failure rejects the wait below
       this.queueEvents = new QueueEvents('memory', { connection: this.queueEventsConnection, prefix: this.prefix });
+      this.queueEvents.on('error', () => undefined);
     }
     await this.queueEvents.waitUntilReady();
     const added = await this.queues.queue('memory').add(

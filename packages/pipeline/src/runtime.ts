@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import type { GuardConfig } from '@guardagent/config';
 import { LlmClient, llmConfigFromEnv, type Llm } from '@guardagent/llm';
 import { DemonstrationStore } from '@guardagent/memory';
-import { QueueSet, ResultStore, STAGES, createRedisConnection, waitUntilReady, type Stage } from '@guardagent/queue';
+import { QueueSet, RedisOutageLog, ResultStore, STAGES, createRedisConnection, waitUntilReady, type Stage } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import type { SandboxProcessPool } from '@guardagent/sandbox';
 import type { PipelineDeps } from './pipeline-deps';
@@ -45,13 +45,17 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   const now = options.now ?? Date.now;
   const redis = createRedisConnection(config.redisUrl, 'producer', 'runtime');
   const workerConnection = createRedisConnection(config.redisUrl, 'worker', 'workers');
+  // One line when Redis is lost and one when it is back, for every connection, queue and worker.
+  const outage = new RedisOutageLog(logger);
+  outage.watch(redis);
+  outage.watch(workerConnection);
   await Promise.all([waitUntilReady(redis), waitUntilReady(workerConnection)]);
 
   const llm = options.llm !== undefined ? options.llm : (() => {
     const llmConfig = llmConfigFromEnv();
     return llmConfig ? new LlmClient({ config: llmConfig }) : null;
   })();
-  const queues = new QueueSet(redis, config.prefix);
+  const queues = new QueueSet(redis, config.prefix, outage.onError);
   const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds);
   const policies = new PolicyRegistry(redis, config.prefix);
   const programs = new ProgramStore(redis, config.prefix, now);
@@ -113,6 +117,19 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
 
   const workers: Worker[] = [];
   const sweepers: FailedJobSweeper[] = [];
+  let closing = false;
+  // Workers fetch jobs on their own connections. After a Redis outage those can be back before
+  // this process's write connection is, and a job fetched then fails its attempt ("Stream isn't
+  // writeable"). So fetching pauses while the write connection is down (running jobs go on) and
+  // resumes once it is ready.
+  redis.on('close', () => {
+    if (closing) return;
+    for (const worker of workers) void worker.pause(true).catch(() => undefined);
+  });
+  redis.on('ready', () => {
+    if (closing) return;
+    for (const worker of workers) if (worker.isPaused()) void worker.resume().catch(() => undefined);
+  });
   const runtime: Runtime = {
     config,
     redis,
@@ -130,6 +147,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
         workerConnection,
         prefix: config.prefix,
         logger,
+        outage,
         lockDurationMs: config.lockDurationMs,
         stalledIntervalMs: config.stalledIntervalMs,
       };
@@ -144,6 +162,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       return answered;
     },
     async close() {
+      closing = true;
       for (const sweeper of sweepers) sweeper.stop();
       await Promise.all(workers.map((w) => w.close()));
       await queues.close();

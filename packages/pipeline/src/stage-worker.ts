@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
-import { PipelineJobSchema, keys, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
+import { PipelineJobSchema, keys, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
 import { extractTraceContext, withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from './pipeline-deps';
 import { PIPELINE_HANDLERS, handleArchive, handleFeedback, type PipelineHandler } from './handlers/index';
@@ -20,6 +20,8 @@ export interface StageWorkerRuntime {
   workerConnection: Redis;
   prefix: string;
   logger: Logger;
+  /** Absorbs connection errors into one line per Redis outage (absent: each is logged). */
+  outage?: RedisOutageLog;
   lockDurationMs: number;
   stalledIntervalMs: number;
 }
@@ -40,7 +42,10 @@ export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, conc
     removeOnComplete: { age: 3600, count: 100_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
-  worker.on('error', (error) => runtime.logger.error({ stage, err: errorMessage(error) }, 'worker error'));
+  worker.on('error', (error) => {
+    if (runtime.outage?.absorb(error)) return;
+    runtime.logger.error({ stage, err: errorMessage(error) }, 'worker error');
+  });
   // This worker's stalled-job check found a job whose worker stopped renewing its lock (it died or
   // froze) and put it back to be run again: say so, and count it for /metrics.
   worker.on('stalled', (jobId) => {
@@ -54,7 +59,12 @@ export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, conc
     }
   });
   worker.on('failed', (job, error) => {
-    runtime.logger.warn({ stage, job: job?.id, attempts: job?.attemptsMade, err: errorMessage(error) }, 'stage job failed');
+    // An attempt that BullMQ will retry is not a failure of the job (during a Redis outage there is
+    // one per job in flight); the last attempt's failure is logged, unless the outage already was.
+    const retried = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
+    if (!retried && !runtime.outage?.absorb(error)) {
+      runtime.logger.warn({ stage, job: job?.id, attempts: job?.attemptsMade, err: errorMessage(error) }, 'stage job failed');
+    }
     // A job BullMQ gives up on (attempts used up, or stalled too often: then our processor never
     // even runs) must still end with an answer: fail closed, as for any guard that cannot decide.
     if (job) void endFailedJob(stage, job, runtime, errorMessage(error));

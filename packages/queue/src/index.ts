@@ -27,3 +27,4 @@ export { RedisScript } from './redis-script';
 export { MemoryHeadroom, parseMemoryInfo, refuseWhenFull, type MemoryHeadroomOptions } from './memory-headroom';
 export { isRedisOutOfMemory } from './redis-out-of-memory';
 export { checkRedisSettings, type RedisSettingWarning, type RedisSettingCode } from './redis-settings-check';
+export { RedisOutageLog, type OutageLogger } from './redis-outage-log';

@@ -17,15 +17,21 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export class QueueSet {
   private readonly queues = new Map<Stage, Queue>();
 
+  /**
+   * `onError` hears the errors BullMQ queues emit (connection trouble: their commands reject as
+   * well). Without a listener a queue prints each one to the console.
+   */
   constructor(
     private readonly connection: Redis,
     readonly prefix: string,
+    private readonly onError: (error: Error) => void = () => undefined,
   ) {}
 
   queue(stage: Stage): Queue {
     let queue = this.queues.get(stage);
     if (!queue) {
       queue = new Queue(stage, { connection: this.connection, prefix: this.prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+      queue.on('error', this.onError);
       this.queues.set(stage, queue);
     }
     return queue;

@@ -4,7 +4,7 @@ import type { GuardConfig } from '@guardagent/config';
 import { ConfigError } from '@guardagent/errors';
 import { DemonstrationStore } from '@guardagent/memory';
 import { jsonLogger, type Logger } from '@guardagent/pipeline';
-import { QueueSet, ResultStore, createRedisConnection, waitUntilReady } from '@guardagent/queue';
+import { QueueSet, RedisOutageLog, ResultStore, createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import { BatchStore } from './batch-store';
 import { buildGateway } from './build-gateway';
@@ -44,10 +44,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     logger.warn({}, 'GUARDAGENT_ADMIN_KEY is not set: no tenant can be created, only existing tenant keys work');
   }
   const redis = createRedisConnection(redisUrl, 'producer', 'gateway');
-  // Errors surface on the commands that fail; without a listener ioredis would print each reconnect attempt.
-  redis.on('error', () => undefined);
+  // Errors surface on the commands that fail (503); the log says once that Redis is lost and once that it is back.
+  const outage = new RedisOutageLog(logger);
+  outage.watch(redis);
   await waitUntilReady(redis);
-  const queues = new QueueSet(redis, config.prefix);
+  const queues = new QueueSet(redis, config.prefix, outage.onError);
   const apiKeys = new ApiKeyStore(redis, config.prefix);
   const quotas = new QuotaStore(redis, config.prefix, config.quotas);
   const deps: GatewayDeps = {

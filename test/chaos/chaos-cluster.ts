@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from '@guardagent/local-redis';
+import { spawnService, waitFor } from '../helpers/pipeline-stack';
+
+/**
+ * The chaos suite's size. `npm test` runs the short form (a few hundred checks per fault, short
+ * locks so each fault recovers in seconds); `npm run chaos` sets CHAOS_FULL=1: thousands of checks
+ * on the default lock settings, whose recovery bound (15 s) is what docs/operations.md promises.
+ */
+export const FULL = process.env.CHAOS_FULL === '1';
+export const CHECKS = FULL ? 3000 : 300;
+/** Lock and stalled-check interval the executors run with (the defaults in the full form). */
+export const LOCK_MS = FULL ? 10_000 : 3000;
+export const STALLED_MS = FULL ? 5000 : 1000;
+/** How long after a fault every job must be decided: lock + stalled check + the work left, with room for a loaded CI machine. */
+export const RECOVERY_BOUND_MS = LOCK_MS + STALLED_MS + (FULL ? 20_000 : 12_000);
+
+/** A redis-server the suite can SIGKILL and restart on the same port and data directory. */
+export interface ChaosRedis {
+  url: string;
+  /** SIGKILL the server (nothing is flushed beyond what its fsync setting already wrote). */
+  kill(): void;
+  /** Start it again on the same port and directory; resolves once it answers PING with its data loaded. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startChaosRedis(options: { aof: 'always' | 'off' }): Promise<ChaosRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'guardagent-chaos-redis-'));
+  const args = [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
+    '--appendonly', options.aof === 'off' ? 'no' : 'yes', '--appendfsync', 'always',
+    '--maxmemory-policy', 'noeviction', '--protected-mode', 'yes', '--loglevel', 'warning',
+  ];
+  let child: ChildProcess | null = null;
+  const url = `redis://127.0.0.1:${port}`;
+  const start = async () => {
+    child = spawn('redis-server', args, { stdio: 'ignore' });
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined); // refused until the server is up
+    try {
+      await waitFor(async () => {
+        try {
+          if (probe.status !== 'ready') await probe.connect();
+          return (await probe.ping()) === 'PONG';
+        } catch {
+          probe.disconnect();
+          return false;
+        }
+      }, 15_000, 'redis-server to answer');
+    } finally {
+      probe.disconnect();
+    }
+  };
+  await start();
+  return {
+    url,
+    kill: () => void child?.kill('SIGKILL'),
+    restart: start,
+    async stop() {
+      child?.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Executor processes, as deployments run them, each with its log kept for the assertions. */
+export class Executors {
+  readonly children: ChildProcess[] = [];
+  readonly logs = new Map<number, string>();
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  start(): ChildProcess {
+    const child = spawnService('executor', {
+      GUARDAGENT_LOCK_DURATION_MS: String(LOCK_MS),
+      GUARDAGENT_STALLED_INTERVAL_MS: String(STALLED_MS),
+      ...this.env,
+    });
+    this.children.push(child);
+    this.logs.set(child.pid!, '');
+    child.stderr?.on('data', (chunk: Buffer) => this.logs.set(child.pid!, this.logs.get(child.pid!) + chunk.toString()));
+    return child;
+  }
+
+  alive(): ChildProcess[] {
+    return this.children.filter((c) => c.exitCode === null && c.signalCode === null);
+  }
+
+  log(): string {
+    return [...this.logs.values()].join('');
+  }
+
+  stopAll(): void {
+    for (const child of this.children) child.kill('SIGKILL');
+  }
+}
+
+/** One line of the report `npm run chaos` prints and docs/operations.md quotes. */
+export interface ChaosRecord {
+  fault: string;
+  checks: number;
+  decided: number;
+  /** Decision keys stored per check id: every entry must be 1. */
+  decisionsPerJob: { one: number; other: number };
+  /** Announcements heard per check id on the callers' channel beyond the first. */
+  duplicateAnnouncements: number;
+  /** From the fault to the last decision, ms. */
+  recoveryMs: number;
+  notes?: string;
+}
+
+/** Append a record to CHAOS_REPORT (a JSON array), when set. */
+export function report(record: ChaosRecord): void {
+  const file = process.env.CHAOS_REPORT;
+  if (!file) return;
+  const all: ChaosRecord[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ChaosRecord[]) : [];
+  all.push({ ...record, notes: [record.notes, FULL ? 'full form' : 'short form'].filter(Boolean).join('; ') });
+  writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
+}
