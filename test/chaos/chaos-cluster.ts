@@ -106,8 +106,8 @@ export interface ChaosRecord {
   fault: string;
   checks: number;
   decided: number;
-  /** Decision keys stored per check id: every entry must be 1. */
-  decisionsPerJob: { one: number; other: number };
+  /** Decision keys in Redis after the run (one per check id; more than `checks` when a refused submit had in fact been queued). */
+  storedDecisions: number;
   /** Announcements heard per check id on the callers' channel beyond the first. */
   duplicateAnnouncements: number;
   /** From the fault to the last decision, ms. */

@@ -1,5 +1,6 @@
 import type { CompileResult } from '@guardagent/schemas';
-import type { PipelineState, QueueSet, ResultStore } from '@guardagent/queue';
+import type { JobFence, PipelineState, QueueSet, ResultStore } from '@guardagent/queue';
+import { LockLostError } from './lock-lost-error';
 import { textOf } from '@guardagent/schemas';
 import type { ProgramStore } from '@guardagent/registry';
 import { buildDecision } from './build-decision';
@@ -20,9 +21,11 @@ export interface FinalizeDeps {
  * End a guard job: store its decision (first one wins), announce it, and keep per-request
  * cases (plan + code) as candidate demonstrations for the memory.
  */
-export async function finalizeDecision(deps: FinalizeDeps, state: PipelineState, draft: DecisionDraft): Promise<void> {
+export async function finalizeDecision(deps: FinalizeDeps, state: PipelineState, draft: DecisionDraft, fence: JobFence | null = null): Promise<void> {
   const decision = buildDecision(state, draft, state.policy.version, deps.now());
-  await deps.results.saveDecision(decision, { tenant: state.tenant, replyTo: state.replyTo, batchId: state.batchId });
+  const saved = await deps.results.saveDecision(decision, { tenant: state.tenant, replyTo: state.replyTo, batchId: state.batchId, fence });
+  // Another worker owns the job now; it stores the answer (and archives its own case).
+  if (saved === 'lock-lost') throw new LockLostError(state.jobId);
   // Archive even when an earlier attempt of this job stored the decision and died before
   // archiving: the fixed job id keeps it to one archive job.
   if (decision.mode === 'per-request' && state.plan && state.code) {

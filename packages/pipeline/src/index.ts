@@ -21,3 +21,4 @@ export { startFailedJobSweeper, FAILED_SWEEP_BATCH, FAILED_SWEEP_INTERVAL_MS, ty
 export { answerFailedJob, STALLS_BEFORE_QUARANTINE, type AnswerFailedJobDeps } from './answer-failed-job';
 export { salvageState } from './salvage-state';
 export { reportRedisSettings } from './report-redis-settings';
+export { LockLostError } from './lock-lost-error';

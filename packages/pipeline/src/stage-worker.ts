@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
-import { PipelineJobSchema, keys, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
+import { PipelineJobSchema, keys, type JobFence, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
 import { extractTraceContext, withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from './pipeline-deps';
 import { PIPELINE_HANDLERS, handleArchive, handleFeedback, type PipelineHandler } from './handlers/index';
@@ -28,7 +28,7 @@ export interface StageWorkerRuntime {
 
 /** A BullMQ worker for one stage: parse the job, run its handler, pass the outcome on. */
 export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, concurrency: number): Worker {
-  const worker = new Worker(stage, (job) => processStageJob(stage, job, runtime), {
+  const worker = new Worker(stage, (job, token) => processStageJob(stage, job, runtime, token), {
     // Recorded on each job (processedBy), so operators can see which process did the work.
     name: `${stage}@${hostname()}:${process.pid}`,
     connection: runtime.workerConnection,
@@ -78,18 +78,23 @@ function countTakeover(runtime: StageWorkerRuntime, what: 'stalled' | 'recovered
   });
 }
 
-export async function processStageJob(stage: Stage, job: Job, runtime: StageWorkerRuntime): Promise<unknown> {
+/**
+ * Run one stage job. `token` is this worker's lock on it (BullMQ's processor argument): the
+ * decision is stored only while the lock is still this worker's (see SAVE_DECISION's fence).
+ */
+export async function processStageJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, token?: string): Promise<unknown> {
   const { deps } = runtime;
+  const fence: JobFence | null = token && job.id ? { lockKey: keys(runtime.prefix).jobLock(stage, job.id), token } : null;
   if (stage === 'memory' && job.name === 'archive') return handleArchive(job.data, deps);
   if (stage === 'memory' && job.name === 'feedback') return handleFeedback(job.data, deps);
 
   const parsed = PipelineJobSchema.safeParse(job.data);
-  if (!parsed.success) return endUnparseable(stage, job, runtime, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success) return endUnparseable(stage, job, runtime, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), fence);
   let state = parsed.data.state;
   if (state.jobStored) {
     const payload = await runtime.results.getJobPayload(state.tenant, state.jobId);
     if (!payload) {
-      await applyOutcome(errorOutcomeClosed(state, { code: 'JOB_PAYLOAD_EXPIRED', message: `the job's stored payload is gone (kept as long as decisions)` }), runtime);
+      await applyOutcome(errorOutcomeClosed(state, { code: 'JOB_PAYLOAD_EXPIRED', message: `the job's stored payload is gone (kept as long as decisions)` }), runtime, fence);
       return 'payload-expired';
     }
     state = { ...state, job: payload };
@@ -122,13 +127,13 @@ export async function processStageJob(stage: Stage, job: Job, runtime: StageWork
           outcome = await errorOutcome(state, deps, { code, message: errorMessage(error) });
         }
       }
-      await applyOutcome(outcome, runtime);
+      await applyOutcome(outcome, runtime, fence);
       return outcome.kind;
     },
   );
 }
 
-async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime): Promise<void> {
+async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime, fence: JobFence | null): Promise<void> {
   const finalize = { results: runtime.results, queues: runtime.queues, programs: runtime.deps.programs, now: runtime.deps.now };
   switch (outcome.kind) {
     case 'next': {
@@ -140,7 +145,7 @@ async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime):
       if (outcome.state.purpose === 'compile') {
         await finalizeCompile(finalize, outcome.state, { status: 'error', report: null, error: { code: 'INTERNAL_ERROR', message: outcome.draft.reasons.join('; ') } });
       } else {
-        await finalizeDecision(finalize, outcome.state, outcome.draft);
+        await finalizeDecision(finalize, outcome.state, outcome.draft, fence);
       }
       return;
     case 'compile-result':
@@ -190,11 +195,11 @@ function errorOutcomeClosed(state: PipelineState, error: { code: string; message
  * A job whose data does not match the catalog never reaches a handler. If enough of it is
  * readable to know whom to answer, it ends as a fail-closed guard_error; else it just fails.
  */
-async function endUnparseable(stage: Stage, job: Job, runtime: StageWorkerRuntime, problem: string): Promise<string> {
+async function endUnparseable(stage: Stage, job: Job, runtime: StageWorkerRuntime, problem: string, fence: JobFence | null): Promise<string> {
   runtime.logger.warn({ stage, job: job.id, problem }, 'unparseable stage job');
   const state = salvageState(job);
   if (!state) throw new Error(`unparseable job on ${stage}: ${problem}`);
-  await applyOutcome(errorOutcomeClosed(state, { code: 'JOB_UNPARSEABLE', message: `the ${stage} worker could not parse the job: ${problem}` }), runtime);
+  await applyOutcome(errorOutcomeClosed(state, { code: 'JOB_UNPARSEABLE', message: `the ${stage} worker could not parse the job: ${problem}` }), runtime, fence);
   return 'unparseable';
 }
 

@@ -19,7 +19,7 @@ export {
   type ArchiveJob,
   type FeedbackJob,
 } from './stage-job';
-export { ResultStore, METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, type ReplyMessage } from './result-store';
+export { ResultStore, METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, type ReplyMessage, type JobFence, type SaveDecisionOutcome } from './result-store';
 export { ReplyListener } from './reply-listener';
 export { QueueSet, DEFAULT_JOB_OPTIONS } from './queue-set';
 export { newPipelineState, enqueueCompile, type NewStateInput } from './new-pipeline-state';

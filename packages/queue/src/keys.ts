@@ -34,6 +34,8 @@ export function keys(prefix: string) {
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,
+    /** BullMQ's lock of a stage job (BullMQ's own key layout: `<prefix>:<queue>:<id>:lock`). */
+    jobLock: (queue: string, id: string) => `${prefix}:${queue}:${id}:lock`,
   };
 }
 export type Keys = ReturnType<typeof keys>;

@@ -18,9 +18,16 @@ export interface ReplyMessage {
 // a second announcement (the first was published with the store, atomically; a caller whose
 // subscriber missed it reads the store when it resubscribes). The job leaves the tenant's
 // in-flight set either way.
+//
+// A worker saving from inside a stage job passes its job lock (KEYS[7], token ARGV[11]): when the
+// lock is no longer its own (it froze or lost Redis for longer than the lock, and another worker
+// took the job over), nothing is written and -1 is returned. Without this fence a worker thawed
+// after a freeze could store an answer computed from a stale view (say, a guard run it judged
+// hung because its own clock jumped) ahead of the worker that now owns the job.
 const SAVE_DECISION = new RedisScript(
   'save-decision',
   `
+if ARGV[11] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[11] then return -1 end
 redis.call('ZREM', KEYS[5], ARGV[7])
 local ok = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
 if ok then
@@ -41,7 +48,8 @@ if ok then
   end
 end
 if ok and ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
-if ok then return 1 else return 0 end
+if ok then return 1 end
+return 0
 `,
 );
 
@@ -57,7 +65,18 @@ export interface SaveDecisionOptions {
   tenant: string;
   replyTo: string | null;
   batchId: string | null;
+  /** The stage job's lock and this worker's token: save only while the lock is still this worker's. */
+  fence?: JobFence | null;
 }
+
+/** A BullMQ job lock held by a worker, as a fencing token for writes made while running the job. */
+export interface JobFence {
+  lockKey: string;
+  token: string;
+}
+
+/** What saveDecision did: stored it, found one stored already (first wins), or refused (lock lost). */
+export type SaveDecisionOutcome = 'stored' | 'duplicate' | 'lock-lost';
 
 /** Decisions (and compile results) by id, stored before they are announced. */
 export class ResultStore {
@@ -71,9 +90,9 @@ export class ResultStore {
     this.keys = keys(prefix);
   }
 
-  /** Store the decision unless one exists, then announce it. Returns whether this one was stored. */
-  async saveDecision(decision: Decision, options: SaveDecisionOptions): Promise<boolean> {
-    const { tenant, replyTo, batchId } = options;
+  /** Store the decision unless one exists (or the fence says the job is no longer ours), then announce it. */
+  async saveDecision(decision: Decision, options: SaveDecisionOptions): Promise<SaveDecisionOutcome> {
+    const { tenant, replyTo, batchId, fence } = options;
     const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
     const decisionJson = JSON.stringify(decision);
     // The announcement carries the decision, so the waiting client needs no read.
@@ -88,6 +107,7 @@ export class ResultStore {
         batchId ? this.keys.batchResults(tenant, batchId) : this.keys.metricsDecisions(),
         this.keys.jobsInFlight(tenant),
         this.keys.metricsPolicies(tenant),
+        fence?.lockKey ?? this.keys.metricsDecisions(),
       ],
       [
         decisionJson,
@@ -100,9 +120,10 @@ export class ResultStore {
         decision.policy.id,
         String(METRIC_POLICIES_PER_TENANT),
         `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,
+        fence?.token ?? '',
       ],
     )) as number;
-    return stored === 1;
+    return stored === 1 ? 'stored' : stored === -1 ? 'lock-lost' : 'duplicate';
   }
 
   /** Store a job's payload once (NX: a retried hop writes nothing), kept as long as decisions. */

@@ -31,7 +31,7 @@ describe('decision counts', () => {
     const store = new ResultStore(redis, prefix, 60);
     const policies = METRIC_POLICIES_PER_TENANT + 50;
     for (let i = 0; i < policies; i++) {
-      expect(await store.saveDecision(decision(`a-${i}`, `inline-${i}`), { tenant: 'flood', replyTo: null, batchId: null })).toBe(true);
+      expect(await store.saveDecision(decision(`a-${i}`, `inline-${i}`), { tenant: 'flood', replyTo: null, batchId: null })).toBe('stored');
     }
     // A second decision of a labelled policy keeps its label; another tenant has its own budget.
     await store.saveDecision(decision('again', 'inline-0'), { tenant: 'flood', replyTo: null, batchId: null });
@@ -50,7 +50,7 @@ describe('decision counts', () => {
     const prefix = uniquePrefix('metrics');
     const store = new ResultStore(redis, prefix, 60);
     await redis.zadd(keys(prefix).jobsInFlight('t'), Date.now(), 'j-1');
-    expect(await store.saveDecision(decision('j-1', 'p'), { tenant: 't', replyTo: null, batchId: null })).toBe(true);
+    expect(await store.saveDecision(decision('j-1', 'p'), { tenant: 't', replyTo: null, batchId: null })).toBe('stored');
     expect(await redis.zcard(keys(prefix).jobsInFlight('t'))).toBe(0);
   });
 });
@@ -68,8 +68,8 @@ describe('decision announcements', () => {
         subscriber.on('message', (_channel, message) => (message === 'sentinel' ? resolve() : messages.push(message))),
       );
       const first = decision('job-1', 'p');
-      expect(await store.saveDecision(first, { tenant: 't', replyTo: channel, batchId: null })).toBe(true);
-      expect(await store.saveDecision({ ...first, decision: 'allow' as never }, { tenant: 't', replyTo: channel, batchId: null })).toBe(false);
+      expect(await store.saveDecision(first, { tenant: 't', replyTo: channel, batchId: null })).toBe('stored');
+      expect(await store.saveDecision({ ...first, decision: 'allow' as never }, { tenant: 't', replyTo: channel, batchId: null })).toBe('duplicate');
       // Published after both saves by the same connection: once it arrives, so has everything before it.
       await redis.publish(channel, 'sentinel');
       await sentinelSeen;
@@ -79,5 +79,29 @@ describe('decision announcements', () => {
     } finally {
       subscriber.disconnect();
     }
+  });
+});
+
+describe('the job-lock fence', () => {
+  it('stores only while the job lock holds the saving worker\'s token; otherwise writes and counts nothing', async () => {
+    const prefix = uniquePrefix('fence');
+    const store = new ResultStore(redis, prefix, 60);
+    const lockKey = keys(prefix).jobLock('executor', 'job-1');
+    await redis.set(lockKey, 'token-of-the-new-owner', 'PX', 10_000);
+    await redis.zadd(keys(prefix).jobsInFlight('t'), Date.now(), 'job-1');
+
+    const stale = await store.saveDecision(decision('job-1', 'p'), { tenant: 't', replyTo: null, batchId: null, fence: { lockKey, token: 'token-of-a-thawed-worker' } });
+    expect(stale).toBe('lock-lost');
+    expect(await store.getDecision('t', 'job-1')).toBeNull();
+    expect(await redis.hgetall(keys(prefix).metricsDecisions())).toEqual({});
+    // Still in flight: the owner's answer takes it out.
+    expect(await redis.zscore(keys(prefix).jobsInFlight('t'), 'job-1')).not.toBeNull();
+
+    await redis.del(lockKey);
+    expect(await store.saveDecision(decision('job-1', 'p'), { tenant: 't', replyTo: null, batchId: null, fence: { lockKey, token: 'token-of-a-thawed-worker' } })).toBe('lock-lost');
+
+    await redis.set(lockKey, 'token-of-the-new-owner', 'PX', 10_000);
+    expect(await store.saveDecision(decision('job-1', 'p'), { tenant: 't', replyTo: null, batchId: null, fence: { lockKey, token: 'token-of-the-new-owner' } })).toBe('stored');
+    expect(await redis.zscore(keys(prefix).jobsInFlight('t'), 'job-1')).toBeNull();
   });
 });
