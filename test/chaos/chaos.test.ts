@@ -3,14 +3,19 @@ import { Redis } from 'ioredis';
 import { QueueTransport } from '@guardagent/client';
 import { CheckTimeoutError } from '@guardagent/errors';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parsePolicyText } from '@guardagent/schemas';
 import { uniquePrefix } from '@guardagent/testing';
-import { waitFor } from '../helpers/pipeline-stack';
+import { REPO_ROOT, waitFor } from '../helpers/pipeline-stack';
 import { CHECKS, Executors, FULL, LOCK_MS, RECOVERY_BOUND_MS, STALLED_MS, report, startChaosRedis, type ChaosRedis } from './chaos-cluster';
 
 // Faults injected into real processes by PID: executors as separate processes, a real
 // redis-server, checks through the real client. Each fault asserts what issue 12 promises: every
 // accepted job ends with exactly one stored decision, the one its caller got; no caller hears a
 // decision twice; callers of check() get their decisions; recovery within the bound.
+
+const refundDesk = parsePolicyText(readFileSync(join(REPO_ROOT, 'examples/policies/refund-desk.yaml'), 'utf8')) as PolicyInput;
 
 /** Burns `input.ms` of CPU, then denies inputs marked bad. */
 const slowPolicy: PolicyInput = {
@@ -50,7 +55,7 @@ afterEach(async () => {
   rig = null;
 });
 
-async function startRig(options: { aof: 'always' | 'off'; executors: number }): Promise<Rig> {
+async function startRig(options: { aof: 'always' | 'off'; executors: number; policy?: PolicyInput }): Promise<Rig> {
   const redis = await startChaosRedis({ aof: options.aof });
   const prefix = uniquePrefix('chaos');
   const admin = new Redis(redis.url);
@@ -74,7 +79,7 @@ async function startRig(options: { aof: 'always' | 'off'; executors: number }): 
   });
   rig = { redis, admin, prefix, executors, client, heard, listener };
   await workers(rig, options.executors);
-  expect((await client.compile(slowPolicy, { timeoutMs: 60_000 })).status).toBe('promoted');
+  expect((await client.compile(options.policy ?? slowPolicy, { timeoutMs: 60_000 })).status).toBe('promoted');
   return rig;
 }
 
@@ -180,6 +185,67 @@ describe(`chaos (${FULL ? 'full' : 'short'} form: ${CHECKS} checks per fault, lo
     frozen.kill('SIGCONT');
     // The thawed executor finishes what it was running: its decisions are refused (first wins), and nothing is announced.
     await assertEveryCallerAnswered(r, await outcomes, faultAt, 'SIGSTOP an executor past its lock, then SIGCONT');
+  });
+
+  it('kill -9 one of two executors mid-batch of rate-limited refunds: exactly 5 allowed per subject', async () => {
+    // The refund desk's rails (rate limit: 5 refunds per subject per hour, counted in Redis by job
+    // id) in front of a compiled program that takes RUN_MS, so the kill lands between a job's
+    // rate-limit count and its decision for some jobs.
+    const policy: PolicyInput = {
+      ...refundDesk,
+      id: 'refund-desk-slow',
+      requests: 'Never refund when the stated reason mentions fraud.',
+      mode: 'compiled',
+      program: `const end = Date.now() + ${RUN_MS}; while (Date.now() < end) {}
+const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(reason) ? { deny: true, reasons: ['reason mentions fraud'] } : { deny: false, reasons: [] };`,
+      examples: [
+        { input: '', subject: { id: 'u-0', roles: ['support_agent'] }, action: { kind: 'tool_call', tool: 'issue_refund', args: { user_id: 'u-0', amount: 10, reason: 'fraud test' } }, label: 1 },
+        { input: '', subject: { id: 'u-0', roles: ['support_agent'] }, action: { kind: 'tool_call', tool: 'issue_refund', args: { user_id: 'u-0', amount: 10, reason: 'broken item' } }, label: 0 },
+      ],
+    };
+    const r = await startRig({ aof: 'off', executors: 2, policy });
+    const perSubject = 10;
+    const subjects = CHECKS / perSubject;
+    const refund = (i: number) => {
+      const id = `u-${i % subjects}`;
+      return { policy: 'refund-desk-slow', subject: { id, roles: ['support_agent'] }, action: { kind: 'tool_call' as const, tool: 'issue_refund', args: { user_id: id, amount: 10, reason: 'broken item' } } };
+    };
+    const outcomes = Promise.all(
+      Array.from({ length: CHECKS }, (_, i) =>
+        r.client.check(refund(i), { timeoutMs: RECOVERY_BOUND_MS + 30_000 }).then(
+          (decision) => ({ i, decision, at: Date.now() }),
+          (error: unknown) => ({ i, error, at: Date.now() }),
+        ),
+      ),
+    );
+    await waitFor(async () => (await decidedCount(r)) >= CHECKS / 4, 60_000, 'a quarter of the refunds decided');
+    const faultAt = Date.now();
+    r.executors.children[0].kill('SIGKILL');
+    const settled = await outcomes;
+    expect(settled.filter((o) => !('decision' in o)).map((o) => String((o as { error: unknown }).error))).toEqual([]);
+    const decisions = settled.map((o) => (o as { decision: Decision }).decision);
+    // Exact per subject: a job re-run after the kill is counted once by the rate limiter.
+    for (let s = 0; s < subjects; s++) {
+      const mine = decisions.filter((_, i) => i % subjects === s);
+      expect(mine.filter((d) => d.decision === 'allow' && d.status === 'ok'), `subject u-${s}`).toHaveLength(5);
+      expect(mine.filter((d) => d.decision === 'deny' && d.status === 'ok' && d.rules.some((rule) => rule.includes('rate'))), `subject u-${s}`).toHaveLength(5);
+    }
+    const storedDecisions = await decidedCount(r);
+    expect(storedDecisions).toBe(CHECKS);
+    const duplicates = [...r.heard.values()].reduce((sum, n) => sum + (n - 1), 0);
+    expect(duplicates).toBe(0);
+    const recoveryMs = Math.max(...settled.map((o) => o.at)) - faultAt;
+    expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
+    const takeovers = await r.admin.hgetall(`${r.prefix}:metrics:takeovers`);
+    report({
+      fault: 'kill -9 one of two executors mid-batch of rate-limited refunds',
+      checks: CHECKS,
+      decided: decisions.length,
+      storedDecisions,
+      duplicateAnnouncements: duplicates,
+      recoveryMs,
+      notes: `${takeovers['stalled|executor'] ?? 0} jobs taken over; exactly 5 of 10 allowed for each of ${subjects} subjects`,
+    });
   });
 
   it('Redis SIGKILLed and restarted (AOF always): every accepted submit is decided once, check() callers get theirs', async () => {
