@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { parseMemoryInfo } from '@guardagent/queue';
 
 /** redis-server's pid and version (from INFO), for the CPU split and the machine block. */
 export async function redisServerInfo(redis: Redis): Promise<{ pid: number; version: string }> {
@@ -49,8 +50,7 @@ export function commandsPerItem(before: Map<string, CommandStat>, after: Map<str
 
 /** Bytes redis-server holds for data (INFO memory used_memory). */
 export async function usedMemoryBytes(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+  return parseMemoryInfo(await redis.info('memory')).usedBytes;
 }
 
 /** Mean MEMORY USAGE of up to `sample` keys matching `pattern` (SCAN), bytes; NaN when none match. */

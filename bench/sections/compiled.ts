@@ -57,8 +57,8 @@ export interface CompiledResult {
   compiled_p50_ms: number;
   compiled_p99_ms: number;
   compiled_serial: { samples: number; mean_ms: number; execute_ms_p50: number; decision_bytes: number };
-  /** Mean MEMORY USAGE of one stored decision key and of one completed executor job, bytes. */
-  compiled_redis_key_bytes: { decision: number; completed_job: number };
+  /** Mean MEMORY USAGE of one stored decision key, one completed executor job and one idempotency binding, bytes. */
+  compiled_redis_key_bytes: { decision: number; completed_job: number; idempotency_binding: number };
   compiled_throughput: number;
   compiled_throughput_2x: number;
   compiled_burst_1x: BurstResult;
@@ -136,6 +136,11 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
     executors.push(startExecutor({ redisUrl: o.redisUrl, prefix: o.prefix, index: 2, workDir: o.workDir, profileDir: o.profileDir }));
     await waitForExecutors(o.redisUrl, o.prefix, 2);
     const two = await burst('2 executors');
+    // A few checks with idempotency keys (the HTTP SDK sends one with every check), to size their bindings.
+    for (let i = 0; i < 20; i++) {
+      const job = o.workload.jobs[i % o.workload.jobs.length];
+      await client.check({ policy: policyId, input: job.input, output: job.output, idempotencyKey: `bench-${i}` });
+    }
 
     return {
       compiled_program: 'examples/policies/mind2web-sc.yaml program (seeact toolbox: extractSection, readFactsSection, classifyTask, checkRules) on the bundled Mind2Web-SC sample jobs',
@@ -151,6 +156,7 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
       compiled_redis_key_bytes: {
         decision: await meanKeyBytes(o.admin, `${o.prefix}:default:decision:*`),
         completed_job: await meanKeyBytes(o.admin, `${o.prefix}:executor:[0-9a-f]*-*-*`),
+        idempotency_binding: await meanKeyBytes(o.admin, `${o.prefix}:default:idempotency:*`),
       },
       compiled_throughput: one.throughput,
       compiled_throughput_2x: two.throughput,

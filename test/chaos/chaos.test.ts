@@ -2,12 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { QueueTransport } from '@guardagent/client';
 import { CheckTimeoutError } from '@guardagent/errors';
-import type { Decision, PolicyInput } from '@guardagent/schemas';
+import type { Decision, GuardJobInput, PolicyInput } from '@guardagent/schemas';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePolicyText } from '@guardagent/schemas';
 import { uniquePrefix } from '@guardagent/testing';
 import { REPO_ROOT, waitFor } from '../helpers/pipeline-stack';
+import { slowPolicy } from '../helpers/slow-policy';
 import { CHECKS, Executors, FULL, LOCK_MS, RECOVERY_BOUND_MS, STALLED_MS, report, startChaosRedis, type ChaosRedis } from './chaos-cluster';
 
 // Faults injected into real processes by PID: executors as separate processes, a real
@@ -17,18 +18,6 @@ import { CHECKS, Executors, FULL, LOCK_MS, RECOVERY_BOUND_MS, STALLED_MS, report
 
 const refundDesk = parsePolicyText(readFileSync(join(REPO_ROOT, 'examples/policies/refund-desk.yaml'), 'utf8')) as PolicyInput;
 
-/** Burns `input.ms` of CPU, then denies inputs marked bad. */
-const slowPolicy: PolicyInput = {
-  id: 'slow',
-  requests: 'Deny inputs marked bad.',
-  mode: 'compiled',
-  program: `const end = Date.now() + (input.ms || 0); while (Date.now() < end) {}
-return { deny: input.text === 'bad', reasons: input.text === 'bad' ? ['marked bad'] : [] };`,
-  examples: [
-    { input: { text: 'bad' }, label: 1 },
-    { input: { text: 'good' }, label: 0 },
-  ],
-};
 const RUN_MS = FULL ? 10 : 20;
 const jobFor = (i: number) => ({ policy: 'slow', input: { text: i % 2 ? 'bad' : 'good', ms: RUN_MS } });
 const expected = (i: number) => (i % 2 ? 'deny' : 'allow');
@@ -100,11 +89,11 @@ async function decidedCount(r: Rig): Promise<number> {
 
 type Outcome = { i: number; decision?: Decision; error?: unknown; at: number };
 
-/** Start `CHECKS` check() calls at once; each settles with its decision or its error. */
-function checkAll(r: Rig): Promise<Outcome[]> {
+/** Start `CHECKS` check() calls at once (job `i` built by `build`); each settles with its decision or its error. */
+function checkAll(r: Rig, build: (i: number) => GuardJobInput = jobFor): Promise<Outcome[]> {
   return Promise.all(
     Array.from({ length: CHECKS }, (_, i) =>
-      r.client.check(jobFor(i), { timeoutMs: RECOVERY_BOUND_MS + 30_000 }).then(
+      r.client.check(build(i), { timeoutMs: RECOVERY_BOUND_MS + 30_000 }).then(
         (decision) => ({ i, decision, at: Date.now() }),
         (error: unknown) => ({ i, error, at: Date.now() }),
       ),
@@ -112,14 +101,28 @@ function checkAll(r: Rig): Promise<Outcome[]> {
   );
 }
 
-/** The promises every fault must keep, for check() callers; returns the recovery time. */
-async function assertEveryCallerAnswered(r: Rig, outcomes: Outcome[], faultAt: number, fault: string, notes?: string): Promise<number> {
+/** Check `i` decided as the slow program says, with status ok. */
+function decidedAsProgramSays(i: number, decision: Decision): void {
+  expect(decision.decision, `check ${i}: ${decision.status} ${decision.reasons.join('; ')}`).toBe(expected(i));
+  expect(decision.status, `check ${i}: ${decision.reasons.join('; ')}`).toBe('ok');
+}
+
+/**
+ * The promises every fault must keep, for check() callers: each got a decision that `judge`
+ * accepts, exactly one stored per check and equal to it, none announced twice, all within the
+ * bound, every taken-over job recovered. Reports the fault and returns the decisions.
+ */
+async function assertEveryCallerAnswered(
+  r: Rig,
+  outcomes: Outcome[],
+  faultAt: number,
+  fault: string,
+  options: { judge?: (i: number, decision: Decision) => void; notes?: string } = {},
+): Promise<Decision[]> {
   const failed = outcomes.filter((o) => !o.decision);
   expect(failed.map((o) => String(o.error))).toEqual([]);
-  for (const o of outcomes) {
-    expect(o.decision!.decision, `check ${o.i}: ${o.decision!.status} ${o.decision!.reasons.join('; ')}`).toBe(expected(o.i));
-    expect(o.decision!.status, `check ${o.i}: ${o.decision!.reasons.join('; ')}`).toBe('ok');
-  }
+  const judge = options.judge ?? decidedAsProgramSays;
+  for (const o of outcomes) judge(o.i, o.decision!);
   // Exactly one stored decision per check, and it is the one its caller got.
   const storedDecisions = await decidedCount(r);
   expect(storedDecisions).toBe(CHECKS);
@@ -147,9 +150,9 @@ async function assertEveryCallerAnswered(r: Rig, outcomes: Outcome[], faultAt: n
     storedDecisions,
     duplicateAnnouncements: duplicates,
     recoveryMs,
-    notes: [`${takeovers['stalled|executor'] ?? 0} jobs taken over`, notes].filter(Boolean).join('; '),
+    notes: [`${takeovers['stalled|executor'] ?? 0} jobs taken over`, options.notes].filter(Boolean).join('; '),
   });
-  return recoveryMs;
+  return outcomes.map((o) => o.decision!);
 }
 
 describe(`chaos (${FULL ? 'full' : 'short'} form: ${CHECKS} checks per fault, lock ${LOCK_MS} ms, stalled check ${STALLED_MS} ms)`, { timeout: FULL ? 600_000 : 120_000 }, () => {
@@ -210,42 +213,20 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
       const id = `u-${i % subjects}`;
       return { policy: 'refund-desk-slow', subject: { id, roles: ['support_agent'] }, action: { kind: 'tool_call' as const, tool: 'issue_refund', args: { user_id: id, amount: 10, reason: 'broken item' } } };
     };
-    const outcomes = Promise.all(
-      Array.from({ length: CHECKS }, (_, i) =>
-        r.client.check(refund(i), { timeoutMs: RECOVERY_BOUND_MS + 30_000 }).then(
-          (decision) => ({ i, decision, at: Date.now() }),
-          (error: unknown) => ({ i, error, at: Date.now() }),
-        ),
-      ),
-    );
+    const outcomes = checkAll(r, refund);
     await waitFor(async () => (await decidedCount(r)) >= CHECKS / 4, 60_000, 'a quarter of the refunds decided');
     const faultAt = Date.now();
     r.executors.children[0].kill('SIGKILL');
-    const settled = await outcomes;
-    expect(settled.filter((o) => !('decision' in o)).map((o) => String((o as { error: unknown }).error))).toEqual([]);
-    const decisions = settled.map((o) => (o as { decision: Decision }).decision);
+    const decisions = await assertEveryCallerAnswered(r, await outcomes, faultAt, 'kill -9 one of two executors mid-batch of rate-limited refunds', {
+      judge: (i, decision) => expect(decision.status, `refund ${i}: ${decision.reasons.join('; ')}`).toBe('ok'),
+      notes: `exactly 5 of 10 allowed for each of ${subjects} subjects`,
+    });
     // Exact per subject: a job re-run after the kill is counted once by the rate limiter.
     for (let s = 0; s < subjects; s++) {
       const mine = decisions.filter((_, i) => i % subjects === s);
-      expect(mine.filter((d) => d.decision === 'allow' && d.status === 'ok'), `subject u-${s}`).toHaveLength(5);
-      expect(mine.filter((d) => d.decision === 'deny' && d.status === 'ok' && d.rules.some((rule) => rule.includes('rate'))), `subject u-${s}`).toHaveLength(5);
+      expect(mine.filter((d) => d.decision === 'allow'), `subject u-${s}`).toHaveLength(5);
+      expect(mine.filter((d) => d.decision === 'deny' && d.rules.some((rule) => rule.includes('rate'))), `subject u-${s}`).toHaveLength(5);
     }
-    const storedDecisions = await decidedCount(r);
-    expect(storedDecisions).toBe(CHECKS);
-    const duplicates = [...r.heard.values()].reduce((sum, n) => sum + (n - 1), 0);
-    expect(duplicates).toBe(0);
-    const recoveryMs = Math.max(...settled.map((o) => o.at)) - faultAt;
-    expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
-    const takeovers = await r.admin.hgetall(`${r.prefix}:metrics:takeovers`);
-    report({
-      fault: 'kill -9 one of two executors mid-batch of rate-limited refunds',
-      checks: CHECKS,
-      decided: decisions.length,
-      storedDecisions,
-      duplicateAnnouncements: duplicates,
-      recoveryMs,
-      notes: `${takeovers['stalled|executor'] ?? 0} jobs taken over; exactly 5 of 10 allowed for each of ${subjects} subjects`,
-    });
   });
 
   it('Redis SIGKILLed and restarted (AOF always): every accepted submit is decided once, check() callers get theirs', async () => {

@@ -4,21 +4,8 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { Job, Worker } from 'bullmq';
 import { initTelemetry } from '@guardagent/telemetry';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
-import type { PolicyInput } from '@guardagent/schemas';
 import { spawnService, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
-
-// A program that burns CPU for `input.ms` milliseconds: long enough to kill its executor mid-run.
-const slowPolicy: PolicyInput = {
-  id: 'slow',
-  requests: 'Deny inputs marked bad.',
-  mode: 'compiled',
-  program: `const end = Date.now() + (input.ms || 0); while (Date.now() < end) {}
-return { deny: input.text === 'bad', reasons: input.text === 'bad' ? ['marked bad'] : [] };`,
-  examples: [
-    { input: { text: 'bad' }, label: 1 },
-    { input: { text: 'good' }, label: 0 },
-  ],
-};
+import { slowPolicy } from '../helpers/slow-policy';
 
 describe('one trace per guard job', () => {
   let llm: FakeLlmServer;

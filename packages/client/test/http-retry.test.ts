@@ -8,18 +8,9 @@ import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline'
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { HttpTransport } from '../src/index';
+import { refundsPolicy as policy } from './refunds-policy';
 
 const ADMIN_KEY = 'http-retry-admin-key-0123456789abcd';
-const policy = {
-  id: 'refunds',
-  requests: 'Deny any refund over 100.',
-  mode: 'compiled' as const,
-  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
-  examples: [
-    { input: 'r', context: { amount: 500 }, label: 1 as const },
-    { input: 'r', context: { amount: 5 }, label: 0 as const },
-  ],
-};
 
 let config: GuardConfig;
 let runtime: Runtime;

@@ -5,19 +5,10 @@ import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline'
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { GatewayError, HttpTransport } from '../src/index';
+import { refundsPolicy as policy } from './refunds-policy';
 
 const ADMIN_KEY = 'http-transport-admin-key-0123456789';
 
-const policy = {
-  id: 'refunds',
-  requests: 'Deny any refund over 100.',
-  mode: 'compiled' as const,
-  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
-  examples: [
-    { input: 'r', context: { amount: 500 }, label: 1 as const },
-    { input: 'r', context: { amount: 5 }, label: 0 as const },
-  ],
-};
 
 let runtime: Runtime;
 let gateway: Gateway;

@@ -13,6 +13,11 @@ export interface AnswerFailedJobDeps extends FinalizeDeps {
   logger: Logger;
 }
 
+/** Whether a stage job has a caller to answer: memory's archive and feedback jobs have none. */
+export function expectsAnswer(stage: Stage, jobName: string): boolean {
+  return !(stage === 'memory' && (jobName === 'archive' || jobName === 'feedback'));
+}
+
 /**
  * Answer a job BullMQ failed for good (not one it will retry), fail-closed under any failMode:
  * the infrastructure gave up on it, so no guard decided. A decision stored earlier stands (answers
@@ -23,7 +28,7 @@ export interface AnswerFailedJobDeps extends FinalizeDeps {
 export async function answerFailedJob(deps: AnswerFailedJobDeps, stage: Stage, job: Job, reason: string): Promise<boolean> {
   try {
     if ((await job.getState()) !== 'failed') return false; // it will be retried
-    if (stage === 'memory' && (job.name === 'archive' || job.name === 'feedback')) return false;
+    if (!expectsAnswer(stage, job.name)) return false;
     const state = salvageState(job);
     if (!state) return false;
     // stalledCounter counts the times the job's worker stopped renewing its lock (it died or hung)

@@ -1,5 +1,6 @@
 import { errorMessage } from '@guardagent/errors';
 import type { Stage } from '@guardagent/queue';
+import { expectsAnswer } from './answer-failed-job';
 import { salvageState } from './salvage-state';
 import { endFailedJob, type StageWorkerRuntime } from './stage-worker';
 
@@ -29,7 +30,7 @@ export function startFailedJobSweeper(runtime: StageWorkerRuntime, stages: reado
     for (const stage of stages) {
       const jobs = await runtime.queues.queue(stage).getFailed(0, FAILED_SWEEP_BATCH - 1);
       for (const job of jobs) {
-        if (stage === 'memory' && (job.name === 'archive' || job.name === 'feedback')) continue;
+        if (!expectsAnswer(stage, job.name)) continue;
         const state = salvageState(job);
         if (!state) continue;
         const answer = state.purpose === 'compile' ? await runtime.results.getCompileResult(state.tenant, state.jobId) : await runtime.results.getDecision(state.tenant, state.jobId);

@@ -12,7 +12,6 @@ import type { Logger } from './logger';
 import { STALLS_BEFORE_QUARANTINE, answerFailedJob, type AnswerFailedJobDeps } from './answer-failed-job';
 import { salvageState } from './salvage-state';
 
-
 export interface StageWorkerRuntime {
   deps: PipelineDeps;
   queues: QueueSet;
@@ -28,7 +27,10 @@ export interface StageWorkerRuntime {
 
 /** A BullMQ worker for one stage: parse the job, run its handler, pass the outcome on. */
 export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, concurrency: number): Worker {
-  const worker = new Worker(stage, (job, token) => processStageJob(stage, job, runtime, token), {
+  const jobLock = keys(runtime.prefix).jobLock;
+  // BullMQ hands the processor this worker's lock token: decisions are saved under it (a fence).
+  const fenceOf = (job: Job, token: string | undefined): JobFence | null => (token && job.id ? { lockKey: jobLock(stage, job.id), token } : null);
+  const worker = new Worker(stage, (job, token) => processStageJob(stage, job, runtime, fenceOf(job, token)), {
     // Recorded on each job (processedBy), so operators can see which process did the work.
     name: `${stage}@${hostname()}:${process.pid}`,
     connection: runtime.workerConnection,
@@ -79,12 +81,11 @@ function countTakeover(runtime: StageWorkerRuntime, what: 'stalled' | 'recovered
 }
 
 /**
- * Run one stage job. `token` is this worker's lock on it (BullMQ's processor argument): the
- * decision is stored only while the lock is still this worker's (see SAVE_DECISION's fence).
+ * Run one stage job. `fence` is this worker's lock on it: the decision is stored only while the
+ * lock is still this worker's (see SAVE_DECISION in result-store.ts).
  */
-export async function processStageJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, token?: string): Promise<unknown> {
+export async function processStageJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, fence: JobFence | null = null): Promise<unknown> {
   const { deps } = runtime;
-  const fence: JobFence | null = token && job.id ? { lockKey: keys(runtime.prefix).jobLock(stage, job.id), token } : null;
   if (stage === 'memory' && job.name === 'archive') return handleArchive(job.data, deps);
   if (stage === 'memory' && job.name === 'feedback') return handleFeedback(job.data, deps);
 
@@ -134,7 +135,7 @@ export async function processStageJob(stage: Stage, job: Job, runtime: StageWork
 }
 
 async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime, fence: JobFence | null): Promise<void> {
-  const finalize = { results: runtime.results, queues: runtime.queues, programs: runtime.deps.programs, now: runtime.deps.now };
+  const finalize = finalizeDepsOf(runtime);
   switch (outcome.kind) {
     case 'next': {
       // Deterministic id per hop: if this worker dies after adding, the retry adds nothing new.
@@ -205,9 +206,10 @@ async function endUnparseable(stage: Stage, job: Job, runtime: StageWorkerRuntim
 
 /** After BullMQ failed a job for good (not a retry), answer it; a decision stored earlier stands (NX). */
 export async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, reason: string): Promise<boolean> {
-  return answerFailedJob(answerDepsOf(runtime), stage, job, reason);
+  return answerFailedJob(finalizeDepsOf(runtime), stage, job, reason);
 }
 
-function answerDepsOf(runtime: StageWorkerRuntime): AnswerFailedJobDeps {
+/** What finalizing (and answering a failed job) needs from a stage worker's runtime. */
+function finalizeDepsOf(runtime: StageWorkerRuntime): AnswerFailedJobDeps {
   return { results: runtime.results, queues: runtime.queues, programs: runtime.deps.programs, now: runtime.deps.now, logger: runtime.logger };
 }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { StoreFullError } from '@guardagent/errors';
 import { isRedisOutOfMemory } from './redis-out-of-memory';
+import { parseMemoryInfo } from './redis-info';
 
 export interface MemoryHeadroomOptions {
   /** Refuse new jobs once Redis uses this share of its `maxmemory` (default 0.9). */
@@ -8,15 +9,6 @@ export interface MemoryHeadroomOptions {
   /** How long one `INFO memory` reading is trusted, ms (default 1000). */
   refreshMs?: number;
   now?: () => number;
-}
-
-/** What an `INFO memory` reply says about room: used and max bytes (max 0: no limit). */
-export function parseMemoryInfo(info: string): { usedBytes: number; maxBytes: number } {
-  const field = (name: string) => {
-    const line = info.split('\n').find((l) => l.startsWith(`${name}:`));
-    return line ? Number(line.slice(name.length + 1).trim()) || 0 : 0;
-  };
-  return { usedBytes: field('used_memory'), maxBytes: field('maxmemory') };
 }
 
 /**

@@ -1,16 +1,11 @@
 import type { Redis } from 'ioredis';
+import { infoField } from './redis-info';
 
 export type RedisSettingCode = 'EVICTION_POLICY' | 'PERSISTENCE_OFF' | 'SETTINGS_UNREADABLE';
 
 export interface RedisSettingWarning {
   code: RedisSettingCode;
   message: string;
-}
-
-/** One field of an INFO reply (`name:value` lines), or null. */
-function infoField(info: string, name: string): string | null {
-  const line = info.split('\n').find((l) => l.startsWith(`${name}:`));
-  return line ? line.slice(name.length + 1).trim() : null;
 }
 
 /**

@@ -17,7 +17,9 @@ async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Prom
   const job = await deps.queues.queue('executor').getJob(id);
   const state = (job?.data as { state?: { tenant?: unknown; purpose?: unknown } } | undefined)?.state;
   if (!job || state?.tenant !== tenant || state.purpose !== 'check') return null;
-  return { job, failed: (await job.getState()) === 'failed' };
+  // Only a job that has finished (finishedOn, from the hash just read) can have failed for good;
+  // asking its state costs a round trip, so a check still running is answered without one.
+  return { job, failed: job.finishedOn !== undefined && (await job.getState()) === 'failed' };
 }
 
 /**
