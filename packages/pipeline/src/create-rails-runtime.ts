@@ -1,15 +1,17 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { RedisApprovalStore, RedisRateLimiter, compileRails, evaluateRails, type CompiledRails } from '@guardagent/rails';
+import { DeferredApprovalStore, RedisApprovalStore, RedisRateLimiter, compileRails, evaluateRails, type CompiledRails } from '@guardagent/rails';
 import type { RailsRuntime } from './rails-runtime';
+
+/** Compiled rails kept per process (ajv validators and CEL programs; digests are the clients'). */
+const COMPILED_RAILS_ENTRIES = 1000;
 
 /**
  * Rails with their shared state in Redis: rate-limit windows and approval tokens are seen by
  * every executor process. A policy's rails are compiled (ajv, CEL) once per policy digest.
+ * `redis` must be the Redis decisions are stored in: a held call's token is recorded by the
+ * script that stores its pending decision (ResultStore.saveDecision), and read back from here.
  */
-/** Compiled rails kept per process (ajv validators and CEL programs; digests are the clients'). */
-const COMPILED_RAILS_ENTRIES = 1000;
-
 export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
   const compiled = new LRUCache<string, CompiledRails>({ max: COMPILED_RAILS_ENTRIES });
   const rateLimiter = new RedisRateLimiter({ redis, prefix });
@@ -23,10 +25,12 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
         rules = compileRails(rails);
         compiled.set(registered.digest, rules);
       }
+      // A token issued here is recorded with the pending decision, not now (see saveDecision).
+      const issuing = new DeferredApprovalStore(approvals);
       const outcome = await evaluateRails(
         rules,
         { subject: job.subject, action: job.action, input: job.input, output: job.output, context: job.context },
-        { rateLimiter, approvals, tenant, policyId: registered.policy.id, callId },
+        { rateLimiter, approvals: issuing, tenant, policyId: registered.policy.id, callId },
       );
       return {
         verdict: outcome.verdict,
@@ -34,6 +38,7 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
         rules: outcome.rules,
         ...(outcome.redacted ? { redacted: { input: outcome.redacted.input, output: outcome.redacted.output } } : {}),
         ...(outcome.approval ? { approval: outcome.approval } : {}),
+        ...(outcome.approval && issuing.issued ? { approvalRecord: issuing.issued } : {}),
       };
     },
   };

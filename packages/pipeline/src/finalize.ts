@@ -23,7 +23,13 @@ export interface FinalizeDeps {
  */
 export async function finalizeDecision(deps: FinalizeDeps, state: PipelineState, draft: DecisionDraft, fence: JobFence | null = null): Promise<void> {
   const decision = buildDecision(state, draft, state.policy.version, deps.now());
-  const saved = await deps.results.saveDecision(decision, { tenant: state.tenant, replyTo: state.replyTo, batchId: state.batchId, fence });
+  const saved = await deps.results.saveDecision(decision, {
+    tenant: state.tenant,
+    replyTo: state.replyTo,
+    batchId: state.batchId,
+    fence,
+    record: draft.approvalRecord ?? null,
+  });
   // Another worker owns the job now; it stores the answer (and archives its own case).
   if (saved === 'lock-lost') throw new LockLostError(state.jobId);
   // Archive even when an earlier attempt of this job stored the decision and died before

@@ -11,7 +11,7 @@ export { verifyProgram, type VerificationOutcome } from './verify-program';
 export { PIPELINE_HANDLERS, type PipelineHandler } from './handlers/index';
 export * from './handlers/index';
 export { startStageWorker, processStageJob, type StageWorkerRuntime } from './stage-worker';
-export { finalizeDecision, finalizeCompile } from './finalize';
+export { finalizeDecision, finalizeCompile, type FinalizeDeps } from './finalize';
 export { requestBackgroundCompile } from './request-compile';
 export { cachedClassifier } from './cached-classifier';
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime';

@@ -1,4 +1,4 @@
-import type { StageJobPayload } from '@guardagent/queue';
+import type { HashWrite, StageJobPayload } from '@guardagent/queue';
 import type { RegisteredPolicy } from '@guardagent/registry';
 
 /** The rails' conclusion on one job (see @guardagent/rails). */
@@ -8,6 +8,8 @@ export interface RailsVerdict {
   rules: string[];
   redacted?: { input?: string; output?: string };
   approval?: { token: string; expiresAt: string };
+  /** The approval token's record, to be written only with the pending decision that carries it. */
+  approvalRecord?: HashWrite;
 }
 
 /** Evaluates a policy's rails for a job, with its rate limiter and approval store bound. */

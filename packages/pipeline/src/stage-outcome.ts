@@ -1,4 +1,4 @@
-import type { Stage, PipelineState } from '@guardagent/queue';
+import type { HashWrite, Stage, PipelineState } from '@guardagent/queue';
 import type { Decision } from '@guardagent/schemas';
 import type { VerificationReport } from '@guardagent/registry';
 import { failModeFor } from './fail-mode';
@@ -15,6 +15,8 @@ export interface DecisionDraft {
   error?: { code: string; message: string };
   redacted?: Decision['redacted'];
   approval?: Decision['approval'];
+  /** The approval token's record: written by the script that stores this decision, never apart. */
+  approvalRecord?: HashWrite;
 }
 
 export interface CompileResultDraft {

@@ -24,6 +24,11 @@ export interface ReplyMessage {
 // took the job over), nothing is written and -1 is returned. Without this fence a worker thawed
 // after a freeze could store an answer computed from a stale view (say, a guard run it judged
 // hung because its own clock jumped) ahead of the worker that now owns the job.
+//
+// A pending decision brings the hash that records its approval token (KEYS[8], expiry ms ARGV[12],
+// field/value pairs from ARGV[13]), written only with the decision: the token exists exactly when
+// the decision that hands it out does, so neither a re-run nor a worker that lost its lock leaves
+// a second token behind.
 const SAVE_DECISION = new RedisScript(
   'save-decision',
   `
@@ -47,6 +52,10 @@ if ok then
     redis.call('EXPIRE', KEYS[4], ARGV[2])
   end
 end
+if ok and ARGV[12] ~= '' then
+  redis.call('HSET', KEYS[8], unpack(ARGV, 13))
+  redis.call('PEXPIRE', KEYS[8], ARGV[12])
+end
 if ok and ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 if ok then return 1 end
 return 0
@@ -67,6 +76,15 @@ export interface SaveDecisionOptions {
   batchId: string | null;
   /** The stage job's lock and this worker's token: save only while the lock is still this worker's. */
   fence?: JobFence | null;
+  /** Written only if this decision is stored (a pending decision's approval token record). */
+  record?: HashWrite | null;
+}
+
+/** A Redis hash (with its expiry) to write together with something else, atomically. */
+export interface HashWrite {
+  key: string;
+  fields: Record<string, string>;
+  ttlMs: number;
 }
 
 /** A BullMQ job lock held by a worker, as a fencing token for writes made while running the job. */
@@ -92,7 +110,7 @@ export class ResultStore {
 
   /** Store the decision unless one exists (or the fence says the job is no longer ours), then announce it. */
   async saveDecision(decision: Decision, options: SaveDecisionOptions): Promise<SaveDecisionOutcome> {
-    const { tenant, replyTo, batchId, fence } = options;
+    const { tenant, replyTo, batchId, fence, record } = options;
     const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
     const decisionJson = JSON.stringify(decision);
     // The announcement carries the decision, so the waiting client needs no read.
@@ -108,6 +126,7 @@ export class ResultStore {
         this.keys.jobsInFlight(tenant),
         this.keys.metricsPolicies(tenant),
         fence?.lockKey ?? this.keys.metricsDecisions(),
+        record?.key ?? this.keys.metricsDecisions(),
       ],
       [
         decisionJson,
@@ -121,6 +140,8 @@ export class ResultStore {
         String(METRIC_POLICIES_PER_TENANT),
         `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,
         fence?.token ?? '',
+        record ? String(record.ttlMs) : '',
+        ...(record ? Object.entries(record.fields).flat() : []),
       ],
     )) as number;
     return stored === 1 ? 'stored' : stored === -1 ? 'lock-lost' : 'duplicate';

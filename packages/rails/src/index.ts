@@ -22,7 +22,8 @@ export type {
   ApproveResult,
   ConsumeResult,
 } from './stores/approval-store';
-export { RedisApprovalStore, type RedisApprovalStoreOptions } from './stores/redis-approval-store';
+export { RedisApprovalStore, type RedisApprovalStoreOptions, type PreparedApproval } from './stores/redis-approval-store';
+export { DeferredApprovalStore } from './stores/deferred-approval-store';
 export { InMemoryApprovalStore } from './stores/in-memory-approval-store';
 export { newApprovalToken, approvalTokenHash, looksLikeApprovalToken } from './stores/approval-token';
 export { benchmarkRailsEval, BENCHMARK_RAILS_CONFIG } from './benchmark';

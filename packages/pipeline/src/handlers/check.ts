@@ -49,6 +49,7 @@ export async function handleCheck(state: PipelineState, deps: PipelineDeps): Pro
         rules: rails.rules,
         ...(rails.redacted ? { redacted: rails.redacted } : {}),
         ...(rails.approval ? { approval: rails.approval } : {}),
+        ...(rails.approvalRecord ? { approvalRecord: rails.approvalRecord } : {}),
       });
     }
     state = { ...state, rails: { rules: rails.rules, reasons: rails.reasons, ...(rails.redacted ? { redacted: rails.redacted } : {}) } };

@@ -11,7 +11,7 @@ import type {
 } from './approval-store';
 import { approvalTokenHash, newApprovalToken } from './approval-token';
 import { assertApprover } from './approver';
-import { RedisScript } from '@guardagent/queue';
+import { RedisScript, type HashWrite } from '@guardagent/queue';
 
 // Both scripts read-check-write one hash atomically: a token is approved once and consumed once,
 // whatever the number of API servers and executors racing on it.
@@ -48,6 +48,12 @@ return 'allowed'
 `,
 );
 
+/** A token issued but not yet recorded: `write` is the Redis hash that records it. */
+export interface PreparedApproval {
+  ticket: ApprovalTicket;
+  write: HashWrite;
+}
+
 export interface RedisApprovalStoreOptions {
   redis: Redis;
   /** Key namespace (keys: `<prefix>:approval:<sha256(token)>`). */
@@ -78,27 +84,40 @@ export class RedisApprovalStore implements ApprovalStore {
     return `${this.prefix}:approval:${approvalTokenHash(token)}`;
   }
 
-  async create(request: ApprovalRequest): Promise<ApprovalTicket> {
+  /**
+   * A new token and the hash that records it, not yet written. The executor writes the hash in the
+   * same script that stores the pending decision carrying the token (see ResultStore.saveDecision),
+   * so a token exists exactly when its decision does: a re-run, or a worker that lost its job,
+   * mints nothing that stays.
+   */
+  prepare(request: ApprovalRequest): PreparedApproval {
     const token = newApprovalToken();
     const now = this.now();
     const expiresAtMs = now + request.ttlSeconds * 1000;
-    const key = this.key(token);
-    await this.redis
-      .multi()
-      .hset(key, {
-        tenant: request.tenant,
-        policyId: request.policyId,
-        tool: request.tool,
-        args: canonicalJson(request.args),
-        callHash: toolCallHash(request.tool, request.args),
-        subjectId: request.subjectId,
-        status: 'pending',
-        createdAt: String(now),
-        expiresAt: String(expiresAtMs),
-      })
-      .pexpire(key, request.ttlSeconds * 1000 + this.retentionMs)
-      .exec();
-    return { token, expiresAt: new Date(expiresAtMs).toISOString() };
+    return {
+      ticket: { token, expiresAt: new Date(expiresAtMs).toISOString() },
+      write: {
+        key: this.key(token),
+        fields: {
+          tenant: request.tenant,
+          policyId: request.policyId,
+          tool: request.tool,
+          args: canonicalJson(request.args),
+          callHash: toolCallHash(request.tool, request.args),
+          subjectId: request.subjectId,
+          status: 'pending',
+          createdAt: String(now),
+          expiresAt: String(expiresAtMs),
+        },
+        ttlMs: request.ttlSeconds * 1000 + this.retentionMs,
+      },
+    };
+  }
+
+  async create(request: ApprovalRequest): Promise<ApprovalTicket> {
+    const { ticket, write } = this.prepare(request);
+    await this.redis.multi().hset(write.key, write.fields).pexpire(write.key, write.ttlMs).exec();
+    return ticket;
   }
 
   async get(token: string, options: { tenant?: string } = {}): Promise<ApprovalRecord | null> {
