@@ -26,6 +26,7 @@ import {
 } from '@guardagent/schemas';
 import type { BatchStatus } from '@guardagent/schemas';
 import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
+import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries } from './submit-retry';
 
 export interface HttpTransportOptions {
   /** The gateway, e.g. `http://localhost:8080`. */
@@ -45,9 +46,6 @@ export interface HttpTransportOptions {
    */
   submitAttempts?: number;
 }
-
-/** Waits before the 2nd, 3rd, ... try of a check or submit. */
-const SUBMIT_RETRY_DELAYS_MS = [100, 400, 1600];
 
 export type { BatchStatus };
 
@@ -294,16 +292,11 @@ export class HttpTransport implements GuardTransport {
    * the job's idempotency key makes the next try join it rather than queue a second one.
    */
   private async submitRequest(path: string, job: GuardJobInput, waitMs?: number): Promise<Response> {
-    const attempts = Math.max(1, this.options.submitAttempts ?? 3);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.request('POST', path, { json: job, ...(waitMs !== undefined ? { waitMs } : {}) });
-      } catch (error) {
-        const lost = error instanceof UnavailableError && (error.details.unreachable === true || error.details.status !== undefined);
-        if (!lost || attempt >= attempts || this.closed) throw error;
-        await sleep(SUBMIT_RETRY_DELAYS_MS[Math.min(attempt - 1, SUBMIT_RETRY_DELAYS_MS.length - 1)]);
-      }
-    }
+    return withSubmitRetries(() => this.request('POST', path, { json: job, ...(waitMs !== undefined ? { waitMs } : {}) }), {
+      attempts: this.options.submitAttempts ?? DEFAULT_SUBMIT_ATTEMPTS,
+      isLost: (error) => error instanceof UnavailableError && (error.details.unreachable === true || error.details.status !== undefined),
+      stopped: () => this.closed,
+    });
   }
 
   private async request(

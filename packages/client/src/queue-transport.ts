@@ -10,6 +10,7 @@ import {
   ResultStore,
   createRedisConnection,
   enqueueCompile,
+  isRedisConnectionError,
   newPipelineState,
   refuseWhenFull,
   waitUntilReady,
@@ -35,6 +36,7 @@ import { LRUCache } from 'lru-cache';
 import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
+import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries } from './submit-retry';
 
 export interface QueueTransportOptions {
   redisUrl: string;
@@ -46,6 +48,14 @@ export interface QueueTransportOptions {
   policyCacheMs?: number;
   /** Refuse new jobs (StoreFullError) once Redis uses this share of its maxmemory (default 0.9). */
   refuseAtMemoryRatio?: number;
+  /**
+   * Tries of a submit's writes when the connection fails under them (the write may have happened
+   * with its reply lost); default 3. Safe because the job id is chosen before the first try, so a
+   * retry joins the job the first try may have queued.
+   */
+  submitAttempts?: number;
+  /** Told of each lost submit step about to be tried again (for logs and metrics). */
+  onSubmitRetry?: (error: unknown, attempt: number) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -80,7 +90,7 @@ export class QueueTransport implements GuardTransport {
     private readonly policies: PolicyRegistry,
     private readonly programs: ProgramStore,
     private readonly listener: ReplyListener,
-    private readonly options: Required<Omit<QueueTransportOptions, 'redisUrl'>> & { redisUrl: string },
+    private readonly options: Required<Omit<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry'>> & Pick<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry'>,
   ) {
     this.tenant = options.tenant;
     this.prefix = options.prefix;
@@ -94,6 +104,7 @@ export class QueueTransport implements GuardTransport {
       resultTtlSeconds: 86_400,
       policyCacheMs: 1000,
       refuseAtMemoryRatio: 0.9,
+      submitAttempts: DEFAULT_SUBMIT_ATTEMPTS,
       ...options,
     };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');
@@ -134,9 +145,9 @@ export class QueueTransport implements GuardTransport {
 
   async submit(input: GuardJobInput, options: { batchId?: string; admit?: AdmitJobs } = {}): Promise<{ id: string }> {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
-    const registered = await this.resolvePolicy(job);
+    const registered = await this.retried(() => this.resolvePolicy(job));
     const id = jobIdFor(this.tenant, job.idempotencyKey);
-    await this.headroom.assertRoom();
+    await this.retried(() => this.headroom.assertRoom());
     await this.bindKey(job, id, registered);
     await options.admit?.([id]);
     await this.enqueue(this.newState(id, job, registered, null, options.batchId ?? null));
@@ -147,26 +158,26 @@ export class QueueTransport implements GuardTransport {
   async submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string; admit?: AdmitJobs } = {}): Promise<{ ids: string[] }> {
     const jobs = inputs.map((input, index) => parseOrThrow(GuardJobSchema, input, 'guard job', `jobs[${index}]`));
     const states: PipelineState[] = [];
-    await this.headroom.assertRoom();
+    await this.retried(() => this.headroom.assertRoom());
     for (const job of jobs) {
-      const registered = await this.resolvePolicy(job);
+      const registered = await this.retried(() => this.resolvePolicy(job));
       await this.bindKey(job, jobIdFor(this.tenant, job.idempotencyKey), registered);
       states.push(this.newState(jobIdFor(this.tenant, job.idempotencyKey), job, registered, null, options.batchId ?? null));
     }
     await options.admit?.(states.map((state) => state.jobId));
-    await refuseWhenFull(this.headroom, () => this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId }))));
+    await this.retried(() => refuseWhenFull(this.headroom, () => this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId })))));
     return { ids: states.map((s) => s.jobId) };
   }
 
   async check(input: GuardJobInput, options: CheckOptions & { admit?: AdmitJobs } = {}): Promise<Decision> {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
-    const registered = await this.resolvePolicy(job);
+    const registered = await this.retried(() => this.resolvePolicy(job));
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    await this.headroom.assertRoom();
+    await this.retried(() => this.headroom.assertRoom());
     await this.bindKey(job, id, registered);
     if (job.idempotencyKey) {
-      const existing = await this.results.getDecision(this.tenant, id);
+      const existing = await this.retried(() => this.results.getDecision(this.tenant, id));
       if (existing) return existing;
     }
     await options.admit?.([id]);
@@ -382,16 +393,34 @@ export class QueueTransport implements GuardTransport {
   /** A keyed job is bound to its content: the same key with another job is a conflict, not a replay. */
   private async bindKey(job: GuardJob, id: string, registered: RegisteredPolicy): Promise<void> {
     if (!job.idempotencyKey) return;
-    await bindIdempotencyKey(this.redis, this.prefix, {
+    const key = job.idempotencyKey;
+    // Binding the same key to the same job again is a no-op, so a lost reply is retried.
+    await this.retried(() => bindIdempotencyKey(this.redis, this.prefix, {
       tenant: this.tenant,
       jobId: id,
-      idempotencyKey: job.idempotencyKey,
+      idempotencyKey: key,
       hash: jobBindingHash(job, registered.digest),
       ttlSeconds: this.options.resultTtlSeconds,
-    });
+    }));
   }
 
   private async enqueue(state: PipelineState): Promise<void> {
-    await refuseWhenFull(this.headroom, () => this.queues.add('executor', 'check', { state }, state.jobId));
+    await this.retried(() => refuseWhenFull(this.headroom, () => this.queues.add('executor', 'check', { state }, state.jobId)));
+  }
+
+  /**
+   * A step of a submit, tried again when the connection failed under it (the command may have run
+   * with its reply lost). Only idempotent steps go through here: reads, storing a policy snapshot
+   * by digest, binding a key to the same job, and queueing, whose job id (and state, with its
+   * submit time) is fixed before the first try; BullMQ adds a job id once. The quota hook
+   * (`admit`) is not retried: it counts.
+   */
+  private retried<T>(fn: () => Promise<T>): Promise<T> {
+    return withSubmitRetries(fn, {
+      attempts: this.options.submitAttempts,
+      isLost: isRedisConnectionError,
+      stopped: () => this.closing.signal.aborted,
+      ...(this.options.onSubmitRetry ? { onRetry: this.options.onSubmitRetry } : {}),
+    });
   }
 }

@@ -19,7 +19,7 @@ export {
   type ArchiveJob,
   type FeedbackJob,
 } from './stage-job';
-export { ResultStore, METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, type ReplyMessage, type JobFence, type SaveDecisionOutcome } from './result-store';
+export { ResultStore, METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, type ReplyMessage, type JobFence, type SaveDecisionOutcome, type HashWrite } from './result-store';
 export { ReplyListener } from './reply-listener';
 export { QueueSet, DEFAULT_JOB_OPTIONS } from './queue-set';
 export { newPipelineState, enqueueCompile, type NewStateInput } from './new-pipeline-state';
@@ -27,5 +27,6 @@ export { RedisScript } from './redis-script';
 export { MemoryHeadroom, refuseWhenFull, type MemoryHeadroomOptions } from './memory-headroom';
 export { infoField, parseMemoryInfo } from './redis-info';
 export { isRedisOutOfMemory } from './redis-out-of-memory';
+export { isRedisConnectionError, RedisNotReadyError } from './redis-connection-error';
 export { checkRedisSettings, type RedisSettingWarning, type RedisSettingCode } from './redis-settings-check';
 export { RedisOutageLog, type OutageLogger } from './redis-outage-log';

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { RedisNotReadyError } from './redis-connection-error';
 
 export type RedisPurpose = 'worker' | 'producer' | 'subscriber';
 
@@ -22,12 +23,12 @@ export function createRedisConnection(url: string, purpose: RedisPurpose, name?:
 export async function waitUntilReady(redis: Redis, timeoutMs = 10_000, options: { failFast?: boolean } = {}): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`Redis not ready after ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => finish(new RedisNotReadyError(`Redis not ready after ${timeoutMs} ms`)), timeoutMs);
     const onReady = () => finish();
     const onError = (error: Error) => {
       if (options.failFast || redis.status === 'end') finish(error);
     };
-    const onEnd = () => finish(new Error('Redis connection closed'));
+    const onEnd = () => finish(new RedisNotReadyError('Redis connection closed'));
     function finish(error?: Error) {
       clearTimeout(timer);
       redis.off('ready', onReady);

@@ -1,13 +1,11 @@
 import type { Redis } from 'ioredis';
+import { isConnectionErrorCode } from './redis-connection-error';
 
 /** The two calls the outage log makes (a pino-style logger fits). */
 export interface OutageLogger {
   warn(fields: Record<string, unknown>, message: string): void;
   info(fields: Record<string, unknown>, message: string): void;
 }
-
-/** Socket error codes that mean "the connection to Redis is gone", not "the command was wrong". */
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /**
  * One process's view of its Redis connections: during an outage every connection (and every
@@ -41,8 +39,7 @@ export class RedisOutageLog {
    * which the caller reports itself.
    */
   absorb(error: unknown): boolean {
-    const code = (error as { code?: unknown } | null)?.code;
-    const isConnection = typeof code === 'string' && CONNECTION_ERROR_CODES.has(code);
+    const isConnection = isConnectionErrorCode((error as { code?: unknown } | null)?.code);
     // Errors with no socket code ("Connection is closed", a stream that is not writeable) while a
     // connection is known to be down belong to the same outage.
     if (!isConnection && !this.down) return false;

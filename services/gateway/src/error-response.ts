@@ -1,5 +1,5 @@
 import { GuardAgentError, ValidationError, errorMessage, type FieldIssue } from '@guardagent/errors';
-import { isRedisOutOfMemory } from '@guardagent/queue';
+import { isRedisConnectionError, isRedisOutOfMemory } from '@guardagent/queue';
 
 export interface ErrorBody {
   error: { code: string; message: string; issues?: FieldIssue[]; details?: Record<string, unknown> };
@@ -37,8 +37,6 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'VALIDATION_FAILED' },
 };
 
-const REDIS_DOWN = /ECONNREFUSED|enableOfflineQueue|Connection is closed|MaxRetriesPerRequest|Redis not ready|ETIMEDOUT|ENOTFOUND/;
-
 /**
  * Every error a route can raise, as one status code and one body shape. Messages of unexpected
  * errors are not sent (they can carry internals); their code is INTERNAL_ERROR.
@@ -73,7 +71,7 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
     const message = 'Redis is at its maxmemory: nothing was queued; retry later';
     return { status: 503, body: { error: { code: 'STORE_FULL', message, details: { retryAfterSeconds: 1 } } }, unexpected: false };
   }
-  if (REDIS_DOWN.test(errorMessage(error))) {
+  if (isRedisConnectionError(error)) {
     return { status: 503, body: { error: { code: 'UNAVAILABLE', message: 'Redis is unavailable; retry later' } }, unexpected: true };
   }
   return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal error' } }, unexpected: true };
