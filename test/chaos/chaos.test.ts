@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { QueueTransport } from '@guardagent/client';
 import { CheckTimeoutError } from '@guardagent/errors';
+import { RedisApprovalStore } from '@guardagent/rails';
 import type { Decision, GuardJobInput, PolicyInput } from '@guardagent/schemas';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -190,7 +191,7 @@ describe(`chaos (${FULL ? 'full' : 'short'} form: ${CHECKS} checks per fault, lo
     await assertEveryCallerAnswered(r, await outcomes, faultAt, 'SIGSTOP an executor past its lock, then SIGCONT');
   });
 
-  it('kill -9 one of two executors mid-batch of rate-limited refunds: exactly 5 allowed per subject', async () => {
+  it('kill -9 one of two executors mid-batch of rate-limited and held refunds: exactly 5 allowed and one approval token per subject', async () => {
     // The refund desk's rails (rate limit: 5 refunds per subject per hour, counted in Redis by job
     // id) in front of a compiled program that takes RUN_MS, so the kill lands between a job's
     // rate-limit count and its decision for some jobs.
@@ -209,9 +210,14 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     const r = await startRig({ aof: 'off', executors: 2, policy });
     const perSubject = 10;
     const subjects = CHECKS / perSubject;
+    // Each subject asks for 9 small refunds and one of 80, which the rails hold for approval (a
+    // held call is not counted against the rate limit: its approved retry is). The held ones are
+    // the third round of the batch, so some are in flight when the kill lands.
+    const held = (i: number) => Math.floor(i / subjects) === 2;
     const refund = (i: number) => {
       const id = `u-${i % subjects}`;
-      return { policy: 'refund-desk-slow', subject: { id, roles: ['support_agent'] }, action: { kind: 'tool_call' as const, tool: 'issue_refund', args: { user_id: id, amount: 10, reason: 'broken item' } } };
+      const amount = held(i) ? 80 : 10;
+      return { policy: 'refund-desk-slow', subject: { id, roles: ['support_agent'] }, action: { kind: 'tool_call' as const, tool: 'issue_refund', args: { user_id: id, amount, reason: 'broken item' } } };
     };
     const outcomes = checkAll(r, refund);
     await waitFor(async () => (await decidedCount(r)) >= CHECKS / 4, 60_000, 'a quarter of the refunds decided');
@@ -219,14 +225,22 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     r.executors.children[0].kill('SIGKILL');
     const decisions = await assertEveryCallerAnswered(r, await outcomes, faultAt, 'kill -9 one of two executors mid-batch of rate-limited refunds', {
       judge: (i, decision) => expect(decision.status, `refund ${i}: ${decision.reasons.join('; ')}`).toBe('ok'),
-      notes: `exactly 5 of 10 allowed for each of ${subjects} subjects`,
+      notes: `exactly 5 of 9 small refunds allowed, and one held refund with one approval token, for each of ${subjects} subjects`,
     });
     // Exact per subject: a job re-run after the kill is counted once by the rate limiter.
     for (let s = 0; s < subjects; s++) {
-      const mine = decisions.filter((_, i) => i % subjects === s);
+      const mine = decisions.filter((_, i) => i % subjects === s && !held(i));
       expect(mine.filter((d) => d.decision === 'allow'), `subject u-${s}`).toHaveLength(5);
-      expect(mine.filter((d) => d.decision === 'deny' && d.rules.some((rule) => rule.includes('rate'))), `subject u-${s}`).toHaveLength(5);
+      expect(mine.filter((d) => d.decision === 'deny' && d.rules.some((rule) => rule.includes('rate'))), `subject u-${s}`).toHaveLength(4);
     }
+    // One approval token per held call, the one its caller got: a held job re-run after the kill
+    // (say, killed between storing its decision and completing the job) records no second token.
+    const pending = decisions.filter((d, i) => held(i) && d.decision === 'pending');
+    expect(pending).toHaveLength(subjects);
+    const tokens = await r.admin.keys(`${r.prefix}:approval:*`);
+    expect(tokens).toHaveLength(subjects);
+    const approvals = new RedisApprovalStore({ redis: r.admin, prefix: r.prefix });
+    for (const decision of pending) expect(await approvals.get(decision.approval!.token)).toMatchObject({ status: 'pending', tool: 'issue_refund' });
   });
 
   it('Redis SIGKILLed and restarted (AOF always): every accepted submit is decided once, check() callers get theirs', async () => {
