@@ -22,17 +22,19 @@ export const GuardConfigSchema = z.object({
     poolSize: z.coerce.number().int().min(1).max(64).optional(),
     memoryMb: positiveInt(64),
     cpuMs: positiveInt(1000),
-    wallMs: positiveInt(5000),
+    /** Default 4 s: ⅔ of the default lock, the cap every guard run's limits get (runtime.ts). */
+    wallMs: positiveInt(4000),
     /** Recycle an isolate after this many runs (bounds heap growth from cached scripts). */
     maxRunsPerIsolate: positiveInt(5000),
   }),
   /**
    * BullMQ lock, renewed every half of it while a job runs. A job whose worker died or froze is
-   * taken over within lockDurationMs + stalledIntervalMs (15 s by default) once another worker
-   * runs. The lock tolerates the event loop being held up to half of it past a renewal.
+   * taken over within lockDurationMs + stalledIntervalMs (9 s by default) once another worker
+   * runs. The lock tolerates the event loop being held up to half of it (3 s) past a renewal;
+   * the longest hold the executor allows itself is the rails' budget (RAILS_DEADLINE_MS, 2 s).
    */
-  lockDurationMs: positiveInt(10_000),
-  stalledIntervalMs: positiveInt(5_000),
+  lockDurationMs: positiveInt(6_000),
+  stalledIntervalMs: positiveInt(3_000),
   /** Most demonstrations one policy may hold (retrieval compares a query with each). */
   maxDemonstrations: positiveInt(1000),
   /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */
