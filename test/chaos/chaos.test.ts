@@ -4,7 +4,7 @@ import { QueueTransport } from '@guardagent/client';
 import { CheckTimeoutError } from '@guardagent/errors';
 import { RedisApprovalStore } from '@guardagent/rails';
 import type { Decision, GuardJobInput, PolicyInput } from '@guardagent/schemas';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePolicyText } from '@guardagent/schemas';
 import { uniquePrefix } from '@guardagent/testing';
@@ -45,7 +45,7 @@ afterEach(async () => {
   rig = null;
 });
 
-async function startRig(options: { aof: 'always' | 'off'; executors: number; policy?: PolicyInput }): Promise<Rig> {
+async function startRig(options: { aof: 'always' | 'everysec' | 'off'; executors: number; policy?: PolicyInput }): Promise<Rig> {
   const redis = await startChaosRedis({ aof: options.aof });
   const prefix = uniquePrefix('chaos');
   const admin = new Redis(redis.url);
@@ -317,6 +317,85 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
       duplicateAnnouncements: duplicates,
       recoveryMs,
       notes: `${refused} submits refused during the outage with an error; ${decisions.filter((d) => d.status !== 'ok').length} decided fail-closed; ${answered}/10 check() callers waiting across the outage answered`,
+    });
+  });
+  it('simulated OS crash under AOF everysec (the last second of the AOF cut): only submits accepted in that second are lost; the rest are decided once', async () => {
+    // appendfsync everysec asks the kernel to fsync about once a second, so an OS crash (not a
+    // Redis crash: the kernel still holds what Redis wrote) can lose up to about the last second
+    // of writes. Simulated as the issue's report did: SIGKILL Redis, cut its AOF back to its size
+    // one second earlier, restart. This measures what that window means in accepted jobs.
+    const r = await startRig({ aof: 'everysec', executors: 2 });
+    const samples: Array<{ at: number; size: number }> = [];
+    const sampler = setInterval(() => samples.push({ at: Date.now(), size: statSync(r.redis.aofFile()).size }), 20);
+    const accepted: Array<{ i: number; id: string; at: number }> = [];
+    let next = 0;
+    let stop = false;
+    const submitter = async () => {
+      while (!stop) {
+        const i = next++;
+        try {
+          const { id } = await r.client.submit(jobFor(i));
+          accepted.push({ i, id, at: Date.now() });
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 50)); // Redis down longer than the client's retries
+        }
+      }
+    };
+    const loops = Array.from({ length: 8 }, submitter);
+    let kept: { at: number; size: number } | undefined;
+    let crashAt = 0;
+    try {
+      await waitFor(async () => accepted.length >= CHECKS && samples.some((x) => x.at <= Date.now() - 1500), 60_000, 'submits before the crash');
+      crashAt = Date.now();
+      kept = [...samples].reverse().find((x) => x.at <= crashAt - 1000);
+      clearInterval(sampler);
+      r.redis.kill();
+      await r.redis.exited();
+      truncateSync(r.redis.aofFile(), kept!.size);
+      await r.redis.restart();
+      const afterRestart = accepted.length;
+      await waitFor(async () => accepted.length >= afterRestart + 50, 60_000, 'submits after the restart');
+    } finally {
+      clearInterval(sampler);
+      stop = true;
+      await Promise.all(loops);
+    }
+
+    // A submit accepted before the kept point is in the AOF (Redis writes a command to the file
+    // before it answers); the ones after it may be lost. Wait until every accepted job is either
+    // decided or gone (no job and no decision).
+    const jobKey = (id: string) => `${r.prefix}:executor:${id}`;
+    const outcome = await waitFor(
+      async () => {
+        const decisions = await r.client.resultsMany(accepted.map((a) => a.id)).catch(() => null);
+        if (!decisions) return null;
+        const undecided = accepted.filter((_, n) => !decisions[n]);
+        const exists = await Promise.all(undecided.map((a) => r.admin.exists(jobKey(a.id))));
+        if (exists.some((e) => e === 1)) return null; // still queued: it will be decided
+        return { decisions, lost: undecided };
+      },
+      RECOVERY_BOUND_MS + 30_000,
+      'every accepted submit decided or known lost',
+    );
+    const recoveryMs = Date.now() - crashAt;
+    const windowMs = crashAt - kept!.at;
+    expect(outcome.lost.every((a) => a.at >= kept!.at - 20), 'a lost submit was accepted before the kept point').toBe(true);
+    // Exactly one stored decision per surviving job (re-runs of jobs whose decision was cut store one again).
+    expect(await decidedCount(r)).toBe(accepted.length - outcome.lost.length);
+    outcome.decisions.forEach((decision, n) => {
+      if (!decision) return;
+      if (decision.status === 'ok') expect(decision.decision).toBe(expected(accepted[n]!.i));
+      else expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error' });
+    });
+    const inWindow = accepted.filter((a) => a.at >= kept!.at && a.at <= crashAt).length;
+    report({
+      fault: 'simulated OS crash, AOF everysec (AOF cut back 1 s)',
+      checks: accepted.length,
+      decided: accepted.length - outcome.lost.length,
+      storedDecisions: await decidedCount(r),
+      duplicateAnnouncements: 0,
+      recoveryMs,
+      notes: `${outcome.lost.length} accepted submits lost, all accepted in the last ${windowMs} ms before the crash (${inWindow} were accepted in that window)`,
     });
   });
 });
