@@ -7,6 +7,7 @@ import type { Decision, GuardJobInput, PolicyInput } from '@guardagent/schemas';
 import { readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePolicyText } from '@guardagent/schemas';
+import { parseMemoryInfo } from '@guardagent/queue';
 import { uniquePrefix } from '@guardagent/testing';
 import { REPO_ROOT, waitFor } from '../helpers/pipeline-stack';
 import { slowPolicy } from '../helpers/slow-policy';
@@ -319,6 +320,44 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
       notes: `${refused} submits refused during the outage with an error; ${decisions.filter((d) => d.status !== 'ok').length} decided fail-closed; ${answered}/10 check() callers waiting across the outage answered`,
     });
   });
+  it('Redis at maxmemory mid-batch: new submits refused with STORE_FULL, every accepted check answered once after memory is freed', async () => {
+    const r = await startRig({ aof: 'off', executors: 2 });
+    const outcomes = checkAll(r);
+    await waitFor(async () => (await decidedCount(r)) >= CHECKS / 4, 60_000, 'a quarter of the checks decided');
+    // Past full at once: maxmemory below what Redis uses now, so every write (an answer, a lock
+    // renewal, a job moved) is refused with OOM while executors are mid-batch.
+    const used = parseMemoryInfo(await r.admin.info('memory')).usedBytes;
+    await r.admin.config('SET', 'maxmemory', String(Math.floor(used * 0.9)));
+    const late = await QueueTransport.connect({ redisUrl: r.redis.url, prefix: r.prefix });
+    let refusal: unknown;
+    try {
+      refusal = await late.submit(jobFor(0)).catch((error: unknown) => error);
+    } finally {
+      await late.close();
+    }
+    // Full for two seconds (longer than a job's retries), then room again.
+    const atFull = await decidedCount(r);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Answers still get through past the limit: Redis refuses a write that needs memory inside a
+    // script only if the script has written nothing yet, and the decision script's first write
+    // (ZREM from the in-flight set) needs none. Seen here: no job taken over, none failed.
+    const answeredWhileFull = (await decidedCount(r)) - atFull;
+    const faultAt = Date.now();
+    await r.admin.config('SET', 'maxmemory', '0');
+    expect(refusal).toMatchObject({ code: 'STORE_FULL' });
+    const settled = await outcomes;
+    const failClosed = settled.filter((o) => o.decision && o.decision.status !== 'ok').length;
+    const decisions = await assertEveryCallerAnswered(r, settled, faultAt, 'Redis at maxmemory for 2 s mid-batch', {
+      notes: `a submit while full refused with STORE_FULL; ${answeredWhileFull} checks answered while past maxmemory; ${failClosed} decided fail-closed`,
+      // Decided as the program says, or (a job whose answer could not be written) denied fail-closed.
+      judge: (i, decision) => {
+        if (decision.status === 'ok') expect(decision.decision, `check ${i}`).toBe(expected(i));
+        else expect(decision, `check ${i}`).toMatchObject({ decision: 'deny', status: 'guard_error' });
+      },
+    });
+    expect(decisions.filter((d) => d.status === 'ok').length).toBeGreaterThan(CHECKS / 4);
+  });
+
   it('simulated OS crash under AOF everysec (the last second of the AOF cut): only submits accepted in that second are lost; the rest are decided once', async () => {
     // appendfsync everysec asks the kernel to fsync about once a second, so an OS crash (not a
     // Redis crash: the kernel still holds what Redis wrote) can lose up to about the last second
