@@ -1,6 +1,7 @@
 export { GuardAgentError } from './guard-agent-error';
 export { ValidationError, type FieldIssue } from './validation-error';
 export { NotFoundError } from './not-found-error';
+export { DecisionLostError } from './decision-lost-error';
 export { LlmNotConfiguredError, LlmRequestError, LlmReplyError } from './llm-errors';
 export { SandboxExecutionError, type SandboxErrorKind } from './sandbox-error';
 export { NoCompiledProgramError, VerificationFailedError } from './policy-errors';

@@ -56,3 +56,24 @@ describe('a check BullMQ failed for good with no answer written', () => {
     expect((await f.call(`/v1/checks/${id}`, { key })).status).toBe(404);
   });
 });
+
+describe('a check decided, whose decision Redis then lost', () => {
+  it('reads as DECISION_LOST (404), not as running for ever', async () => {
+    // A bare BullMQ worker completes the check as the executor does after storing its decision
+    // ('decision'); the decision itself never reaches Redis, as after an AOF everysec crash that
+    // kept the completion but not the decision written just before it.
+    const bare = new Worker('executor', async () => 'decision', { connection, prefix: f.config.prefix });
+    try {
+      const queued = await f.call('/v1/checks?wait=0', { body: { policy: 'refunds', input: 'refund', context: { amount: 20 } } });
+      const { id } = await queued.json();
+      await waitFor(async () => (await Job.fromId(bare, id))?.isCompleted(), 15_000, 'the check to complete');
+      const read = await f.call(`/v1/checks/${id}`);
+      expect(read.status).toBe(404);
+      const body = await read.json();
+      expect(body.error).toMatchObject({ code: 'DECISION_LOST', details: { kind: 'check', id } });
+      expect(body.error.message).toMatch(/decided, but Redis no longer has its decision/);
+    } finally {
+      await bare.close();
+    }
+  });
+});

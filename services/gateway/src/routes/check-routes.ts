@@ -1,4 +1,4 @@
-import { CheckTimeoutError, NotFoundError, UnavailableError, errorMessage } from '@guardagent/errors';
+import { CheckTimeoutError, DecisionLostError, NotFoundError, UnavailableError, errorMessage } from '@guardagent/errors';
 import type { Job } from 'bullmq';
 import { answerFailedJob } from '@guardagent/pipeline';
 import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
@@ -11,15 +11,20 @@ import { route, type AnyRouteSpec } from '../route-spec';
 /**
  * Where a check with no stored decision stands: still on its way through the stages, failed for
  * good with no answer written (BullMQ gave up, and the fail-closed answer's write was refused or
- * its process died), or unknown to this tenant.
+ * its process died), decided with its decision since lost, or unknown to this tenant.
  */
-async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Promise<{ job: Job; failed: boolean } | null> {
+async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Promise<{ job: Job; failed: boolean; decisionLost: boolean } | null> {
   const job = await deps.queues.queue('executor').getJob(id);
   const state = (job?.data as { state?: { tenant?: unknown; purpose?: unknown } } | undefined)?.state;
   if (!job || state?.tenant !== tenant || state.purpose !== 'check') return null;
   // Only a job that has finished (finishedOn, from the hash just read) can have failed for good;
   // asking its state costs a round trip, so a check still running is answered without one.
-  return { job, failed: job.finishedOn !== undefined && (await job.getState()) === 'failed' };
+  if (job.finishedOn === undefined) return { job, failed: false, decisionLost: false };
+  const finished = await job.getState();
+  // The executor stores a decision before it completes the job that made it ('decision' is what
+  // the job returns then). Completed without one means Redis lost the decision after it was
+  // written: an AOF everysec crash or a failover rolled Redis back between the two writes.
+  return { job, failed: finished === 'failed', decisionLost: finished === 'completed' && job.returnvalue === 'decision' };
 }
 
 /**
@@ -89,7 +94,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         200: { description: 'The decision', component: 'Decision' },
         202: { description: 'Still running', component: 'Accepted' },
         503: { description: 'The check failed for good and its fail-closed answer could not be stored (Redis refused the write); retry' },
-        404: { description: 'Unknown id, expired, or another tenant\'s' },
+        404: { description: 'Unknown id, expired, or another tenant\'s (`NOT_FOUND`); or decided with its decision since lost in a Redis crash or failover (`DECISION_LOST`)' },
       },
       handler: async ({ caller, params, reply }) => {
         const decision = await deps.results.getDecision(caller.tenant, params.id);
@@ -99,6 +104,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         }
         const queued = await checkInQueue(deps, caller.tenant, params.id);
         if (!queued) throw new NotFoundError('check', params.id);
+        if (queued.decisionLost) throw new DecisionLostError(params.id);
         if (!queued.failed) return reply.code(202).send({ id: params.id, status: 'running' });
         // Failed for good and never answered: answer it now, fail-closed, as the sweeper would
         // (first answer wins), rather than calling it running until the next sweep.
