@@ -369,12 +369,16 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     const accepted: Array<{ i: number; id: string; at: number }> = [];
     let next = 0;
     let stop = false;
+    // A steady submit rate (8 loops, each pausing between submits), so the backlog the executors
+    // face after the restart stays within the recovery bound.
+    const ratePerSecond = FULL ? 1000 : 300;
     const submitter = async () => {
       while (!stop) {
         const i = next++;
         try {
           const { id } = await r.client.submit(jobFor(i));
           accepted.push({ i, id, at: Date.now() });
+          await new Promise((resolve) => setTimeout(resolve, (8 * 1000) / ratePerSecond));
         } catch {
           await new Promise((resolve) => setTimeout(resolve, 50)); // Redis down longer than the client's retries
         }
@@ -405,6 +409,7 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     // gone (no job and no decision), or completed with its decision cut (an executor stored the
     // decision after the kept point and completed the job after the restart).
     const queue = r.client['queues'].queue('executor');
+    let waitingOn = '';
     const outcome = await waitFor(
       async () => {
         const decisions = await r.client.resultsMany(accepted.map((a) => a.id)).catch(() => null);
@@ -419,7 +424,11 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
             lost.push(a);
             continue;
           }
-          if (job.finishedOn === undefined || (await job.getState()) !== 'completed' || job.returnvalue !== 'decision') return null; // still on its way
+          if (job.finishedOn === undefined || (await job.getState()) !== 'completed' || job.returnvalue !== 'decision') {
+            // Still on its way; said in the failure message if it never arrives.
+            waitingOn = `${undecided.length - n} undecided jobs left, the first ${a.id}: ${await job.getState()}, ${JSON.stringify({ ...job.toJSON(), data: undefined, opts: undefined })}; queue ${JSON.stringify(await queue.getJobCounts())}`;
+            return null;
+          }
           // Decided and completed between this poll's two reads, or its decision cut: read again.
           if (await r.client.result(a.id)) return null;
           decisionCut.push({ id: a.id, finishedOn: job.finishedOn });
@@ -428,7 +437,9 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
       },
       RECOVERY_BOUND_MS + 30_000,
       'every accepted submit decided or known lost',
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; ${waitingOn}`);
+    });
     const recoveryMs = Date.now() - crashAt;
     if (process.env.CHAOS_LOGS) process.stderr.write(r.executors.log());
     const windowMs = crashAt - kept!.at;
