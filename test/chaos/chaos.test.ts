@@ -7,6 +7,7 @@ import type { Decision, GuardJobInput, PolicyInput } from '@guardagent/schemas';
 import { readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePolicyText } from '@guardagent/schemas';
+import { storedADecision } from '@guardagent/pipeline';
 import { parseMemoryInfo } from '@guardagent/queue';
 import { uniquePrefix } from '@guardagent/testing';
 import { REPO_ROOT, waitFor } from '../helpers/pipeline-stack';
@@ -109,6 +110,17 @@ function decidedAsProgramSays(i: number, decision: Decision): void {
   expect(decision.status, `check ${i}: ${decision.reasons.join('; ')}`).toBe('ok');
 }
 
+/** Check `i` decided as the program says, or (a job whose run or answer the fault broke) denied fail-closed. */
+function decidedOrFailedClosed(i: number, decision: Decision): void {
+  if (decision.status === 'ok') expect(decision.decision, `check ${i}`).toBe(expected(i));
+  else expect(decision, `check ${i}`).toMatchObject({ decision: 'deny', status: 'guard_error' });
+}
+
+/** Announcements heard on the callers' channel beyond the first per check id. */
+function duplicateAnnouncements(r: Rig): number {
+  return [...r.heard.values()].reduce((sum, n) => sum + (n - 1), 0);
+}
+
 /**
  * The promises every fault must keep, for check() callers: each got a decision that `judge`
  * accepts, exactly one stored per check and equal to it, none announced twice, all within the
@@ -131,7 +143,7 @@ async function assertEveryCallerAnswered(
   const stored = await r.client.resultsMany(outcomes.map((o) => o.decision!.id));
   expect(stored.map((d) => d?.createdAt)).toEqual(outcomes.map((o) => o.decision!.createdAt));
   // No caller hears a decision twice.
-  const duplicates = [...r.heard.values()].reduce((sum, n) => sum + (n - 1), 0);
+  const duplicates = duplicateAnnouncements(r);
   expect(duplicates).toBe(0);
   const recoveryMs = Math.max(...outcomes.map((o) => o.at)) - faultAt;
   expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
@@ -297,18 +309,14 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
       expect(lost, `executor ${pid}`).toBeLessThanOrEqual(2);
       expect(log.split('\n').filter((line) => line.includes('stage job failed')), `executor ${pid}`).toEqual([]);
     }
-    decisions.forEach((decision, n) => {
-      // Decided as the program says, or (a job whose run or answer the outage broke) denied fail-closed.
-      if (decision.status === 'ok') expect(decision.decision).toBe(expected(accepted[n].i));
-      else expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error' });
-    });
+    decisions.forEach((decision, n) => decidedOrFailedClosed(accepted[n]!.i, decision));
     const waited = await Promise.all(waiting);
     const timedOut = waited.filter((w) => 'error' in w && w.error instanceof CheckTimeoutError);
     expect(timedOut).toHaveLength(0);
     const answered = waited.filter((w) => 'decision' in w).length;
     // Their jobs were queued before the outage: every caller gets its decision, none an error.
     expect(waited.filter((w) => 'error' in w).map((w) => String((w as { error: unknown }).error))).toEqual([]);
-    const duplicates = [...r.heard.values()].reduce((sum, n) => sum + (n - 1), 0);
+    const duplicates = duplicateAnnouncements(r);
     expect(duplicates).toBe(0);
     report({
       fault: 'Redis SIGKILL and restart, AOF always',
@@ -349,11 +357,7 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     const failClosed = settled.filter((o) => o.decision && o.decision.status !== 'ok').length;
     const decisions = await assertEveryCallerAnswered(r, settled, faultAt, 'Redis at maxmemory for 2 s mid-batch', {
       notes: `a submit while full refused with STORE_FULL; ${answeredWhileFull} checks answered while past maxmemory; ${failClosed} decided fail-closed`,
-      // Decided as the program says, or (a job whose answer could not be written) denied fail-closed.
-      judge: (i, decision) => {
-        if (decision.status === 'ok') expect(decision.decision, `check ${i}`).toBe(expected(i));
-        else expect(decision, `check ${i}`).toMatchObject({ decision: 'deny', status: 'guard_error' });
-      },
+      judge: decidedOrFailedClosed,
     });
     expect(decisions.filter((d) => d.status === 'ok').length).toBeGreaterThan(CHECKS / 4);
   });
@@ -424,7 +428,7 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
             lost.push(a);
             continue;
           }
-          if (job.finishedOn === undefined || (await job.getState()) !== 'completed' || job.returnvalue !== 'decision') {
+          if (job.finishedOn === undefined || (await job.getState()) !== 'completed' || !storedADecision(job)) {
             // Still on its way; said in the failure message if it never arrives.
             waitingOn = `${undecided.length - n} undecided jobs left, the first ${a.id}: ${await job.getState()}, ${JSON.stringify({ ...job.toJSON(), data: undefined, opts: undefined })}; queue ${JSON.stringify(await queue.getJobCounts())}`;
             return null;
@@ -446,20 +450,21 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     expect(outcome.lost.every((a) => a.at >= kept!.at - 20), 'a lost submit was accepted before the kept point').toBe(true);
     // A cut decision was made after the kept point (the job completes just after its decision is stored).
     expect(outcome.decisionCut.every((c) => c.finishedOn >= kept!.at - 20), 'a cut decision was made before the kept point').toBe(true);
-    // Exactly one stored decision per other job (re-runs of jobs whose decision was cut store one again).
-    expect(await decidedCount(r)).toBe(accepted.length - outcome.lost.length - outcome.decisionCut.length);
-    outcome.decisions.forEach((decision, n) => {
-      if (!decision) return;
-      if (decision.status === 'ok') expect(decision.decision).toBe(expected(accepted[n]!.i));
-      else expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error' });
-    });
+    // Exactly one stored decision for every job that was neither lost nor had its decision cut.
+    const decided = accepted.length - outcome.lost.length - outcome.decisionCut.length;
+    const storedDecisions = await decidedCount(r);
+    expect(storedDecisions).toBe(decided);
+    outcome.decisions.forEach((decision, n) => decision && decidedOrFailedClosed(accepted[n]!.i, decision));
+    // Submits have no reply channel: nothing is announced, so nothing twice.
+    const duplicates = duplicateAnnouncements(r);
+    expect(duplicates).toBe(0);
     const inWindow = accepted.filter((a) => a.at >= kept!.at && a.at <= crashAt).length;
     report({
       fault: 'simulated OS crash, AOF everysec (AOF cut back 1 s)',
       checks: accepted.length,
-      decided: accepted.length - outcome.lost.length - outcome.decisionCut.length,
-      storedDecisions: await decidedCount(r),
-      duplicateAnnouncements: 0,
+      decided,
+      storedDecisions,
+      duplicateAnnouncements: duplicates,
       recoveryMs,
       notes: `${outcome.lost.length} accepted submits lost, all accepted in the last ${windowMs} ms before the crash (${inWindow} were accepted in that window); ${outcome.decisionCut.length} jobs completed after the restart with their decision cut (GET answers DECISION_LOST)`,
     });

@@ -5,7 +5,7 @@ import { QueueTransport } from '@guardagent/client';
 import { isRedisConnectionError } from '@guardagent/queue';
 import { uniquePrefix } from '@guardagent/testing';
 import { waitFor } from '../helpers/pipeline-stack';
-import { startChaosRedis, type ChaosRedis } from './chaos-cluster';
+import { report, startChaosRedis, type ChaosRedis } from './chaos-cluster';
 
 // Submits racing a Redis SIGKILL and restart. A submit in flight when Redis dies fails with a
 // connection error although it may have been queued (its reply was lost), and one made while Redis
@@ -18,6 +18,8 @@ const SUBMITTERS = 25;
 interface Submitters {
   accepted: Map<string, string>;
   failures: unknown[];
+  /** The input of each failed submit, in the order of `failures`. */
+  failedInputs: string[];
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ interface Submitters {
 function submitLoop(client: QueueTransport, tag: string): Submitters {
   const accepted = new Map<string, string>();
   const failures: unknown[] = [];
+  const failedInputs: string[] = [];
   let n = 0;
   let stopped = false;
   const loop = async () => {
@@ -34,6 +37,7 @@ function submitLoop(client: QueueTransport, tag: string): Submitters {
         accepted.set(input, (await client.submit({ policy: 'p', input })).id);
       } catch (error) {
         failures.push(error);
+        failedInputs.push(input);
         // A caller pausing before its next job (the outage is still on).
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -43,6 +47,7 @@ function submitLoop(client: QueueTransport, tag: string): Submitters {
   return {
     accepted,
     failures,
+    failedInputs,
     async stop() {
       stopped = true;
       await Promise.all(loops);
@@ -106,6 +111,17 @@ describe('submits during a Redis SIGKILL and restart (AOF always)', () => {
       expect([...queued.keys()].filter((input) => input.startsWith('retried-')).length).toBe(withRetries.accepted.size);
       // Duplicates are impossible by construction for the single-try client too: a failed submit was queued once or not at all.
       expect([...queued.values()].every((ids) => ids.length === 1)).toBe(true);
+      // How ambiguous those failures were: a caller retrying them without a key would queue these twice.
+      const failedButQueued = withoutRetries.failedInputs.filter((input) => queued.has(input)).length;
+      report({
+        fault: 'Redis SIGKILL and restart under 50 submitters (25 retrying, 25 single-try)',
+        checks: withRetries.accepted.size + withoutRetries.accepted.size,
+        decided: 0,
+        storedDecisions: 0,
+        duplicateAnnouncements: 0,
+        recoveryMs: 0,
+        notes: `retrying client: ${withRetries.accepted.size} accepted, ${retried.length} steps retried, 0 failed; single-try client: ${withoutRetries.failures.length} failed, ${failedButQueued} of them queued all the same (no executors: nothing is decided)`,
+      });
     } finally {
       admin.disconnect();
       await retrying.close();

@@ -36,7 +36,7 @@ import { LRUCache } from 'lru-cache';
 import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
-import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries } from './submit-retry';
+import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries, type SubmitRetryOptions } from './submit-retry';
 
 export interface QueueTransportOptions {
   redisUrl: string;
@@ -49,8 +49,8 @@ export interface QueueTransportOptions {
   /** Refuse new jobs (StoreFullError) once Redis uses this share of its maxmemory (default 0.9). */
   refuseAtMemoryRatio?: number;
   /**
-   * Tries of a submit's writes when the connection fails under them (the write may have happened
-   * with its reply lost); default 3. Safe because the job id is chosen before the first try, so a
+   * Tries of a submit's steps when the connection fails under them (a write may have happened
+   * with its reply lost); default 4 (DEFAULT_SUBMIT_ATTEMPTS). Safe because the job id is chosen before the first try, so a
    * retry joins the job the first try may have queued.
    */
   submitAttempts?: number;
@@ -81,6 +81,8 @@ export class QueueTransport implements GuardTransport {
   private readonly closing = new AbortController();
   /** Refuses new jobs while Redis is nearly at maxmemory (they could not be answered). */
   private readonly headroom: MemoryHeadroom;
+  /** How a submit step the connection failed under is tried again (see `retried`). */
+  private readonly retry: SubmitRetryOptions;
 
   private constructor(
     private readonly redis: Redis,
@@ -95,6 +97,12 @@ export class QueueTransport implements GuardTransport {
     this.tenant = options.tenant;
     this.prefix = options.prefix;
     this.headroom = new MemoryHeadroom(redis, { refuseAtRatio: options.refuseAtMemoryRatio });
+    this.retry = {
+      attempts: options.submitAttempts,
+      isLost: isRedisConnectionError,
+      stopped: () => this.closing.signal.aborted,
+      ...(options.onSubmitRetry ? { onRetry: options.onSubmitRetry } : {}),
+    };
   }
 
   static async connect(options: QueueTransportOptions): Promise<QueueTransport> {
@@ -416,11 +424,6 @@ export class QueueTransport implements GuardTransport {
    * (`admit`) is not retried: it counts.
    */
   private retried<T>(fn: () => Promise<T>): Promise<T> {
-    return withSubmitRetries(fn, {
-      attempts: this.options.submitAttempts,
-      isLost: isRedisConnectionError,
-      stopped: () => this.closing.signal.aborted,
-      ...(this.options.onSubmitRetry ? { onRetry: this.options.onSubmitRetry } : {}),
-    });
+    return withSubmitRetries(fn, this.retry);
   }
 }

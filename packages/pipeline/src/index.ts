@@ -22,3 +22,4 @@ export { answerFailedJob, STALLS_BEFORE_QUARANTINE, type AnswerFailedJobDeps } f
 export { salvageState } from './salvage-state';
 export { reportRedisSettings } from './report-redis-settings';
 export { LockLostError } from './lock-lost-error';
+export { storedADecision, DECIDED_RETURN_VALUE } from './decided-job';

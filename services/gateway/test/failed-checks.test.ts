@@ -1,6 +1,7 @@
 import { Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DECIDED_RETURN_VALUE } from '@guardagent/pipeline';
 import { waitFor } from '@guardagent/testing';
 import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
 
@@ -62,7 +63,7 @@ describe('a check decided, whose decision Redis then lost', () => {
     // A bare BullMQ worker completes the check as the executor does after storing its decision
     // ('decision'); the decision itself never reaches Redis, as after an AOF everysec crash that
     // kept the completion but not the decision written just before it.
-    const bare = new Worker('executor', async () => 'decision', { connection, prefix: f.config.prefix });
+    const bare = new Worker('executor', async () => DECIDED_RETURN_VALUE, { connection, prefix: f.config.prefix });
     try {
       const queued = await f.call('/v1/checks?wait=0', { body: { policy: 'refunds', input: 'refund', context: { amount: 20 } } });
       const { id } = await queued.json();

@@ -1,6 +1,6 @@
 import { CheckTimeoutError, DecisionLostError, NotFoundError, UnavailableError, errorMessage } from '@guardagent/errors';
 import type { Job } from 'bullmq';
-import { answerFailedJob } from '@guardagent/pipeline';
+import { answerFailedJob, storedADecision } from '@guardagent/pipeline';
 import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
 import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema } from '../api-schemas';
 import { FeedbackNotApplicableError } from '../gateway-errors';
@@ -21,10 +21,10 @@ async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Prom
   // asking its state costs a round trip, so a check still running is answered without one.
   if (job.finishedOn === undefined) return { job, failed: false, decisionLost: false };
   const finished = await job.getState();
-  // The executor stores a decision before it completes the job that made it ('decision' is what
-  // the job returns then). Completed without one means Redis lost the decision after it was
-  // written: an AOF everysec crash or a failover rolled Redis back between the two writes.
-  return { job, failed: finished === 'failed', decisionLost: finished === 'completed' && job.returnvalue === 'decision' };
+  // The executor stores a decision before it completes the job that made it. Completed without
+  // one means Redis lost the decision after it was written: an AOF everysec crash or a failover
+  // rolled Redis back between the two writes.
+  return { job, failed: finished === 'failed', decisionLost: finished === 'completed' && storedADecision(job) };
 }
 
 /**
