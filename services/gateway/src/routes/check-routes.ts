@@ -104,7 +104,15 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         }
         const queued = await checkInQueue(deps, caller.tenant, params.id);
         if (!queued) throw new NotFoundError('check', params.id);
-        if (queued.decisionLost) throw new DecisionLostError(params.id);
+        if (queued.decisionLost) {
+          // The first read may have come just before the decision was stored and the job completed.
+          // A decision is stored before its job completes, so a read after seeing the job completed
+          // tells a late decision from a lost one.
+          const late = await deps.results.getDecision(caller.tenant, params.id);
+          if (!late) throw new DecisionLostError(params.id);
+          deps.metrics.observeDecision(late);
+          return late;
+        }
         if (!queued.failed) return reply.code(202).send({ id: params.id, status: 'running' });
         // Failed for good and never answered: answer it now, fail-closed, as the sweeper would
         // (first answer wins), rather than calling it running until the next sweep.
