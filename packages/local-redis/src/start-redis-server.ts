@@ -17,10 +17,12 @@ export interface StartRedisOptions {
   binary?: string;
   /** Extra `--name value` settings. */
   settings?: Record<string, string>;
+  /** Port to listen on; default a free one. */
+  port?: number;
   startTimeoutMs?: number;
 }
 
-function hasBinary(binary: string): boolean {
+export function hasBinary(binary: string): boolean {
   const probe = spawnSync(binary, ['--version'], { stdio: 'ignore' });
   return !probe.error && probe.status === 0;
 }
@@ -53,7 +55,7 @@ function waitForPort(port: number, deadline: number): Promise<void> {
 export async function startRedisServer(options: StartRedisOptions = {}): Promise<LocalRedis> {
   const binary = options.binary ?? 'redis-server';
   if (!hasBinary(binary)) throw new RedisServerMissingError();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'guardagent-redis-'));
   const settings: Record<string, string> = {
     port: String(port),
