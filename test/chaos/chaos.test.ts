@@ -8,7 +8,8 @@ import { readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePolicyText } from '@guardagent/schemas';
 import { storedADecision } from '@guardagent/pipeline';
-import { parseMemoryInfo } from '@guardagent/queue';
+import { checksCarried, parseMemoryInfo } from '@guardagent/queue';
+import type { Job } from 'bullmq';
 import { uniquePrefix } from '@guardagent/testing';
 import { REPO_ROOT, waitFor } from '../helpers/pipeline-stack';
 import { slowPolicy } from '../helpers/slow-policy';
@@ -421,14 +422,19 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
         const lost: typeof accepted = [];
         const decisionCut: Array<{ id: string; finishedOn: number }> = [];
         const undecided = accepted.filter((_, n) => !decisions[n]);
-        const jobs = await Promise.all(undecided.map((a) => queue.getJob(a.id)));
+        // A check travels in its own job or in a chunk job: find each one's job among them all.
+        const jobOf = new Map<string, Job>();
+        for (const job of await queue.getJobs(['completed', 'failed', 'active', 'waiting', 'delayed', 'prioritized'], 0, -1)) {
+          for (const check of checksCarried(job)) jobOf.set((check as { jobId: string }).jobId, job);
+        }
+        const jobs = undecided.map((a) => jobOf.get(a.id));
         for (const [n, a] of undecided.entries()) {
           const job = jobs[n];
           if (!job) {
             lost.push(a);
             continue;
           }
-          if (job.finishedOn === undefined || (await job.getState()) !== 'completed' || !storedADecision(job)) {
+          if (job.finishedOn === undefined || (await job.getState()) !== 'completed' || !storedADecision(job, a.id)) {
             // Still on its way; said in the failure message if it never arrives.
             waitingOn = `${undecided.length - n} undecided jobs left, the first ${a.id}: ${await job.getState()}, ${JSON.stringify({ ...job.toJSON(), data: undefined, opts: undefined })}; queue ${JSON.stringify(await queue.getJobCounts())}`;
             return null;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig, type GuardConfig } from '@guardagent/config';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport, type QueueTransportOptions } from '@guardagent/client';
 import { LlmClient, type Llm } from '@guardagent/llm';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import type { Stage } from '@guardagent/queue';
@@ -27,7 +27,7 @@ export function testLlm(baseURL: string, options: { timeoutMs?: number; maxRetri
 
 /** Real Redis, real BullMQ workers (in this process) and a client, isolated by a unique prefix. */
 export async function startTestStack(
-  options: { llm?: Llm | null; stages?: readonly Stage[]; config?: Partial<GuardConfig>; tenant?: string } = {},
+  options: { llm?: Llm | null; stages?: readonly Stage[]; config?: Partial<GuardConfig>; tenant?: string; client?: Partial<QueueTransportOptions> } = {},
 ): Promise<TestStack> {
   const redisUrl = testRedisUrl();
   const prefix = uniquePrefix('e2e');
@@ -37,7 +37,7 @@ export async function startTestStack(
     runtime = await createRuntime(config, { llm: options.llm ?? null, logger: silentLogger });
     runtime.startWorkers(options.stages);
   }
-  const client = await QueueTransport.connect({ redisUrl, prefix, tenant: options.tenant ?? 'default' });
+  const client = await QueueTransport.connect({ redisUrl, prefix, tenant: options.tenant ?? 'default', ...options.client });
   return {
     config,
     prefix,

@@ -7,6 +7,7 @@ import { initTelemetry } from '@guardagent/telemetry';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
 import { spawnService, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
 import { slowPolicy } from '../helpers/slow-policy';
+import { CHECK_CHUNK_JOB, checksCarried } from '@guardagent/queue';
 
 describe('one trace per guard job', () => {
   let llm: FakeLlmServer;
@@ -74,7 +75,8 @@ describe('executors as separate processes', () => {
   }
 
   it('two executor processes share one queue', async () => {
-    stack = await startTestStack({ stages: [] });
+    // Chunks of at most 4 checks: the 24 checks travel as several chunk jobs, for both executors to take.
+    stack = await startTestStack({ stages: [], client: { chunkMax: 4 } });
     children.push(spawnService('executor', serviceEnv(stack)), spawnService('executor', serviceEnv(stack)));
     await workersOf(stack, 2);
     const compiled = await stack.client.compile(slowPolicy);
@@ -84,9 +86,46 @@ describe('executors as separate processes', () => {
     );
     expect(decisions.filter((d) => d.decision === 'deny')).toHaveLength(12);
     expect(decisions.every((d) => d.status === 'ok' && d.mode === 'compiled')).toBe(true);
-    const jobs = await Promise.all(decisions.map((d) => Job.fromId(stack.client['queues'].queue('executor'), d.id)));
-    const processors = new Set(jobs.map((j) => j?.processedBy?.split(':').pop()));
-    expect(processors.size).toBe(2);
+    // A decision is stored (and announced) just before its job completes.
+    const processorOf = await waitFor(async () => {
+      const found = await processorsByCheck(stack);
+      return decisions.every((d) => found.has(d.id)) ? found : null;
+    }, 10_000, 'every check job completed');
+    expect(new Set(decisions.map((d) => processorOf.get(d.id))).size).toBe(2);
+  });
+
+  it("finishes a killed executor's chunk on another executor, with one decision per check", async () => {
+    // A linger long enough for the six checks to share one chunk job.
+    stack = await startTestStack({ stages: [], client: { chunkLingerMs: 50 } });
+    const env = { ...serviceEnv(stack), GUARDAGENT_LOCK_DURATION_MS: '3000' };
+    const first = spawnService('executor', env);
+    children.push(first);
+    await workersOf(stack, 1);
+    expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
+
+    const pending = Promise.all(
+      Array.from({ length: 6 }, (_, i) => stack.client.check({ policy: 'slow', input: { text: i % 2 ? 'bad' : 'good', ms: 400 } }, { timeoutMs: 40_000 })),
+    );
+    const executorQueue = stack.client['queues'].queue('executor');
+    const active = await waitFor(async () => (await executorQueue.getActive()).find((j) => j.name === CHECK_CHUNK_JOB), 10_000, 'the chunk job to be active');
+    expect(checksCarried(active)).toHaveLength(6);
+    expect(active.processedBy ?? '').toContain(`:${first.pid}`);
+    first.kill('SIGKILL');
+
+    const second = spawnService('executor', env);
+    children.push(second);
+    const decisions = await pending;
+    expect(decisions.map((d) => d.decision)).toEqual(['allow', 'deny', 'allow', 'deny', 'allow', 'deny']);
+    // The decisions are stored (and announced) just before the chunk job completes.
+    const finished = await waitFor(async () => {
+      const job = await Job.fromId(executorQueue, active.id!);
+      return job?.finishedOn ? job : null;
+    }, 10_000, 'the chunk job to complete');
+    expect(finished.processedBy ?? '').toContain(`:${second.pid}`);
+    expect(finished.returnvalue).toEqual({ kind: 'chunk', checks: 6, routed: [] });
+    // Exactly one decision stored per check, each the one its caller got.
+    for (const decision of decisions) expect(await stack.client.result(decision.id)).toEqual(decision);
+    expect(await countDecisionKeys(stack)).toHaveLength(6);
   });
 
   it("finishes a killed executor's job on another executor, with one decision", async () => {
@@ -326,4 +365,14 @@ async function countDecisionKeys(stack: TestStack): Promise<string[]> {
   } finally {
     redis.disconnect();
   }
+}
+
+/** Which executor process (pid) ran each check, from the completed executor jobs (check or chunk). */
+async function processorsByCheck(stack: TestStack): Promise<Map<string, string | undefined>> {
+  const jobs = await stack.client['queues'].queue('executor').getJobs(['completed'], 0, 10_000);
+  const byCheck = new Map<string, string | undefined>();
+  for (const job of jobs) {
+    for (const check of checksCarried(job)) byCheck.set((check as { jobId: string }).jobId, job.processedBy?.split(':').pop());
+  }
+  return byCheck;
 }

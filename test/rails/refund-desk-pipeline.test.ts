@@ -86,7 +86,8 @@ describe('rate limits across executor processes', () => {
   });
 
   it('allows 5 refunds per subject per hour in total, whichever executor checks them', async () => {
-    const stack = await startTestStack({ stages: [] });
+    // One check per queue job, so that both executors take some (a chunk would go to one).
+    const stack = await startTestStack({ stages: [], client: { chunkMax: 1 } });
     try {
       const env = { REDIS_URL: stack.redisUrl, GUARDAGENT_PREFIX: stack.prefix, GUARDAGENT_EXECUTOR_CONCURRENCY: '2' };
       children.push(spawnService('executor', env), spawnService('executor', env));

@@ -57,6 +57,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     prefix: config.prefix,
     tenant: options.tenant ?? 'default',
     resultTtlSeconds: config.resultTtlSeconds,
+    chunkMax: config.chunks.max,
+    chunkLingerMs: config.chunks.lingerMs,
   });
   return {
     config,

@@ -13,6 +13,11 @@ import {
   isRedisConnectionError,
   newPipelineState,
   refuseWhenFull,
+  CHECK_CHUNK_JOB,
+  MAX_CHUNK_CHECKS,
+  chunkJobIdOf,
+  newChunkJobId,
+  recordCheckChunks,
   waitUntilReady,
   type PipelineState,
 } from '@guardagent/queue';
@@ -37,6 +42,7 @@ import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
 import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries, type SubmitRetryOptions } from './submit-retry';
+import { CheckBatcher, DEFAULT_CHUNK_LINGER_MS, DEFAULT_CHUNK_MAX, type LingerScheduler } from './check-batcher';
 
 export interface QueueTransportOptions {
   redisUrl: string;
@@ -56,6 +62,16 @@ export interface QueueTransportOptions {
   submitAttempts?: number;
   /** Told of each lost submit step about to be tried again (for logs and metrics). */
   onSubmitRetry?: (error: unknown, attempt: number) => void;
+  /** Checks per queue job at most (micro-batching; default DEFAULT_CHUNK_MAX, at most MAX_CHUNK_CHECKS). */
+  chunkMax?: number;
+  /** How long a chunk waits for more checks, ms (default 0: until the event loop has run what is queued). */
+  chunkLingerMs?: number;
+  /**
+   * Record which chunk job carries each check (kept as long as completed jobs), so that a reader
+   * that knows only the check id (the gateway's GET /v1/checks/:id) can tell a running or failed
+   * check from an unknown one. Costs one small key per chunked check; default off.
+   */
+  locateChecks?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -83,6 +99,8 @@ export class QueueTransport implements GuardTransport {
   private readonly headroom: MemoryHeadroom;
   /** How a submit step the connection failed under is tried again (see `retried`). */
   private readonly retry: SubmitRetryOptions;
+  /** Collects the checks submitted together into chunk jobs. */
+  private readonly batcher: CheckBatcher;
 
   private constructor(
     private readonly redis: Redis,
@@ -93,6 +111,7 @@ export class QueueTransport implements GuardTransport {
     private readonly programs: ProgramStore,
     private readonly listener: ReplyListener,
     private readonly options: Required<Omit<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry'>> & Pick<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry'>,
+    schedule?: LingerScheduler,
   ) {
     this.tenant = options.tenant;
     this.prefix = options.prefix;
@@ -103,9 +122,16 @@ export class QueueTransport implements GuardTransport {
       stopped: () => this.closing.signal.aborted,
       ...(options.onSubmitRetry ? { onRetry: options.onSubmitRetry } : {}),
     };
+    this.batcher = new CheckBatcher({
+      maxChunk: Math.max(1, Math.min(options.chunkMax, MAX_CHUNK_CHECKS)),
+      lingerMs: options.chunkLingerMs,
+      send: (checks) => this.sendChunk(checks),
+      ...(schedule ? { schedule } : {}),
+    });
   }
 
-  static async connect(options: QueueTransportOptions): Promise<QueueTransport> {
+  /** `schedule` replaces the micro-batcher's timing (tests). */
+  static async connect(options: QueueTransportOptions, schedule?: LingerScheduler): Promise<QueueTransport> {
     const resolved = {
       prefix: 'guardagent',
       tenant: 'default',
@@ -113,6 +139,9 @@ export class QueueTransport implements GuardTransport {
       policyCacheMs: 1000,
       refuseAtMemoryRatio: 0.9,
       submitAttempts: DEFAULT_SUBMIT_ATTEMPTS,
+      chunkMax: DEFAULT_CHUNK_MAX,
+      chunkLingerMs: DEFAULT_CHUNK_LINGER_MS,
+      locateChecks: false,
       ...options,
     };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');
@@ -141,6 +170,7 @@ export class QueueTransport implements GuardTransport {
       new ProgramStore(redis, resolved.prefix),
       listener,
       resolved,
+      schedule,
     );
   }
 
@@ -156,9 +186,9 @@ export class QueueTransport implements GuardTransport {
     const registered = await this.retried(() => this.resolvePolicy(job));
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     await this.retried(() => this.headroom.assertRoom());
-    await this.bindKey(job, id, registered);
+    const submittedAt = await this.bindKey(job, id, registered);
     await options.admit?.([id]);
-    await this.enqueue(this.newState(id, job, registered, null, options.batchId ?? null));
+    await this.batcher.add(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt));
     return { id };
   }
 
@@ -169,11 +199,19 @@ export class QueueTransport implements GuardTransport {
     await this.retried(() => this.headroom.assertRoom());
     for (const job of jobs) {
       const registered = await this.retried(() => this.resolvePolicy(job));
-      await this.bindKey(job, jobIdFor(this.tenant, job.idempotencyKey), registered);
-      states.push(this.newState(jobIdFor(this.tenant, job.idempotencyKey), job, registered, null, options.batchId ?? null));
+      const id = jobIdFor(this.tenant, job.idempotencyKey);
+      const submittedAt = await this.bindKey(job, id, registered);
+      states.push(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt));
     }
     await options.admit?.(states.map((state) => state.jobId));
-    await this.retried(() => refuseWhenFull(this.headroom, () => this.queues.addBulk('executor', states.map((state) => ({ kind: 'check', data: { state }, jobId: state.jobId })))));
+    // Chunks of known checks: their job ids follow from the checks, so a batch resumed after a
+    // crash re-adds an already queued chunk as the same job (BullMQ adds a job id once).
+    const chunks: Array<{ jobId: string; checks: PipelineState[] }> = [];
+    for (let at = 0; at < states.length; at += this.batcherMax()) {
+      const checks = states.slice(at, at + this.batcherMax());
+      chunks.push({ jobId: chunkJobIdOf(checks), checks });
+    }
+    await this.retried(() => refuseWhenFull(this.headroom, () => this.queueChunks(chunks)));
     return { ids: states.map((s) => s.jobId) };
   }
 
@@ -183,7 +221,7 @@ export class QueueTransport implements GuardTransport {
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     await this.retried(() => this.headroom.assertRoom());
-    await this.bindKey(job, id, registered);
+    const submittedAt = await this.bindKey(job, id, registered);
     if (job.idempotencyKey) {
       const existing = await this.retried(() => this.results.getDecision(this.tenant, id));
       if (existing) return existing;
@@ -235,7 +273,7 @@ export class QueueTransport implements GuardTransport {
       }, timeoutMs);
       // Keyed re-submits may join a job someone else waits on, whose announcement goes to that caller.
       const poller = job.idempotencyKey ? setInterval(() => void fetchResult(), DUPLICATE_POLL_MS) : undefined;
-      this.enqueue(this.newState(id, job, registered, this.listener.channel, null)).catch((error) => finish(error as Error));
+      this.batcher.add(this.newState(id, job, registered, this.listener.channel, null, submittedAt)).catch((error) => finish(error as Error));
     });
   }
 
@@ -371,7 +409,7 @@ export class QueueTransport implements GuardTransport {
     return registered;
   }
 
-  private newState(id: string, job: GuardJob, registered: RegisteredPolicy, replyTo: string | null, batchId: string | null): PipelineState {
+  private newState(id: string, job: GuardJob, registered: RegisteredPolicy, replyTo: string | null, batchId: string | null, submittedAt: number): PipelineState {
     const root = startJobTrace('guardagent.submit', { 'guardagent.job.id': id, 'guardagent.policy.id': registered.policy.id });
     root.end();
     return newPipelineState({
@@ -394,26 +432,50 @@ export class QueueTransport implements GuardTransport {
       replyTo,
       batchId,
       trace: root.carrier,
-      submittedAt: Date.now(),
+      submittedAt,
     });
   }
 
-  /** A keyed job is bound to its content: the same key with another job is a conflict, not a replay. */
-  private async bindKey(job: GuardJob, id: string, registered: RegisteredPolicy): Promise<void> {
-    if (!job.idempotencyKey) return;
+  /**
+   * A keyed job is bound to its content: the same key with another job is a conflict, not a replay.
+   * Resolves to the job's submit time: a re-submit takes the first submission's, so both runs of
+   * the check are the same call to the rails (a rate limit counts it once, a used approval holds).
+   */
+  private async bindKey(job: GuardJob, id: string, registered: RegisteredPolicy): Promise<number> {
+    const now = Date.now();
+    if (!job.idempotencyKey) return now;
     const key = job.idempotencyKey;
     // Binding the same key to the same job again is a no-op, so a lost reply is retried.
-    await this.retried(() => bindIdempotencyKey(this.redis, this.prefix, {
+    return this.retried(() => bindIdempotencyKey(this.redis, this.prefix, {
       tenant: this.tenant,
       jobId: id,
       idempotencyKey: key,
       hash: jobBindingHash(job, registered.digest),
+      submittedAt: now,
       ttlSeconds: this.options.resultTtlSeconds,
     }));
   }
 
-  private async enqueue(state: PipelineState): Promise<void> {
-    await this.retried(() => refuseWhenFull(this.headroom, () => this.queues.add('executor', 'check', { state }, state.jobId)));
+  private batcherMax(): number {
+    return Math.max(1, Math.min(this.options.chunkMax, MAX_CHUNK_CHECKS));
+  }
+
+  /** Queue one chunk from the micro-batcher: a lone check as a `check` job (its id the check's), more as a chunk job. */
+  private async sendChunk(checks: PipelineState[]): Promise<void> {
+    const jobId = checks.length === 1 ? checks[0].jobId : newChunkJobId(); // fixed before the first try
+    await this.retried(() => refuseWhenFull(this.headroom, () => this.queueChunks([{ jobId, checks }])));
+  }
+
+  /** Add chunk jobs (a chunk of one as a plain `check` job), recording where each check is if asked to. */
+  private async queueChunks(chunks: ReadonlyArray<{ jobId: string; checks: PipelineState[] }>): Promise<void> {
+    if (this.options.locateChecks && chunks.some((chunk) => chunk.checks.length > 1)) {
+      await recordCheckChunks(this.redis, this.prefix, chunks.filter((chunk) => chunk.checks.length > 1));
+    }
+    const jobs = chunks.map(({ jobId, checks }) =>
+      checks.length === 1 ? { kind: 'check', data: { state: checks[0] }, jobId: checks[0].jobId } : { kind: CHECK_CHUNK_JOB, data: { checks }, jobId },
+    );
+    if (jobs.length === 1) await this.queues.add('executor', jobs[0].kind, jobs[0].data, jobs[0].jobId);
+    else await this.queues.addBulk('executor', jobs);
   }
 
   /**

@@ -44,6 +44,15 @@ export const GuardConfigSchema = z.object({
     jobsInFlight: positiveInt(20_000),
     policies: positiveInt(1000),
   }),
+  /**
+   * Micro-batching at the producers (client, gateway, CLI): checks submitted within the linger go
+   * to the executor as one queue job of at most chunkMax checks. Linger 0 waits only for the event
+   * loop to run what is already queued, so a lone check goes at once.
+   */
+  chunks: z.object({
+    max: z.coerce.number().int().min(1).max(500).default(128),
+    lingerMs: z.coerce.number().min(0).max(50).default(0),
+  }),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
 });
@@ -71,6 +80,8 @@ const ENV_NAMES: Record<string, string> = {
   'quotas.checkBurst': 'GUARDAGENT_QUOTA_CHECK_BURST',
   'quotas.jobsInFlight': 'GUARDAGENT_QUOTA_JOBS_IN_FLIGHT',
   'quotas.policies': 'GUARDAGENT_QUOTA_POLICIES',
+  'chunks.max': 'GUARDAGENT_CHUNK_MAX',
+  'chunks.lingerMs': 'GUARDAGENT_CHUNK_LINGER_MS',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
 };
@@ -111,6 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       checkBurst: read('quotas.checkBurst'),
       jobsInFlight: read('quotas.jobsInFlight'),
       policies: read('quotas.policies'),
+    },
+    chunks: {
+      max: read('chunks.max'),
+      lingerMs: read('chunks.lingerMs'),
     },
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),

@@ -22,19 +22,34 @@ export interface FinalizeDeps {
  * cases (plan + code) as candidate demonstrations for the memory.
  */
 export async function finalizeDecision(deps: FinalizeDeps, state: PipelineState, draft: DecisionDraft, fence: JobFence | null = null): Promise<void> {
-  const decision = buildDecision(state, draft, state.policy.version, deps.now());
-  const saved = await deps.results.saveDecision(decision, {
-    tenant: state.tenant,
-    replyTo: state.replyTo,
-    batchId: state.batchId,
+  await finalizeDecisions(deps, [{ state, draft }], fence);
+}
+
+/**
+ * End many guard jobs at once (a chunk's): their decisions are stored and announced in one round
+ * trip, each first-wins, all under one fence. Throws LockLostError, having written nothing, when
+ * the fence is no longer this worker's.
+ */
+export async function finalizeDecisions(deps: FinalizeDeps, ended: ReadonlyArray<{ state: PipelineState; draft: DecisionDraft }>, fence: JobFence | null = null): Promise<void> {
+  const now = deps.now();
+  const decisions = ended.map(({ state, draft }) => buildDecision(state, draft, state.policy.version, now));
+  const saved = await deps.results.saveDecisions(
+    ended.map(({ state, draft }, i) => ({
+      decision: decisions[i],
+      tenant: state.tenant,
+      replyTo: state.replyTo,
+      batchId: state.batchId,
+      record: draft.approvalRecord ?? null,
+    })),
     fence,
-    record: draft.approvalRecord ?? null,
-  });
-  // Another worker owns the job now; it stores the answer (and archives its own case).
-  if (saved === 'lock-lost') throw new LockLostError(state.jobId);
+  );
+  // Another worker owns the job now; it stores the answers (and archives its own cases).
+  if (saved.includes('lock-lost')) throw new LockLostError(fence?.jobId ?? ended[0]?.state.jobId ?? '');
   // Archive even when an earlier attempt of this job stored the decision and died before
   // archiving: the fixed job id keeps it to one archive job.
-  if (decision.mode === 'per-request' && state.plan && state.code) {
+  for (const [i, { state }] of ended.entries()) {
+    const decision = decisions[i];
+    if (decision.mode !== 'per-request' || !state.plan || !state.code) continue;
     await deps.queues.add(
       'memory',
       'archive',

@@ -3,7 +3,12 @@ import { PipelineStateSchema, newPipelineState, type PipelineState } from '@guar
 
 /** Rebuild enough of a job's state (id, tenant, policy, reply channel) to answer it. */
 export function salvageState(job: Job): PipelineState | null {
-  const raw = (job.data as { state?: Partial<PipelineState> } | undefined)?.state;
+  return salvageStateOf((job.data as { state?: unknown } | undefined)?.state);
+}
+
+/** The same, from one state as it travels (a stage job's, or one check of a chunk job). */
+export function salvageStateOf(value: unknown): PipelineState | null {
+  const raw = (typeof value === 'object' && value !== null ? value : undefined) as Partial<PipelineState> | undefined;
   const salvage = PipelineStateSchema.pick({ jobId: true, tenant: true, policy: true, submittedAt: true }).safeParse(raw);
   if (!salvage.success) return null;
   return newPipelineState({

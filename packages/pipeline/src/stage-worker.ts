@@ -2,15 +2,17 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
-import { PipelineJobSchema, keys, type JobFence, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
+import { CHECK_CHUNK_JOB, PipelineJobSchema, keys, type JobFence, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
 import { extractTraceContext, withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from './pipeline-deps';
 import { PIPELINE_HANDLERS, handleArchive, handleFeedback, type PipelineHandler } from './handlers/index';
-import { guardError, type StageOutcome } from './stage-outcome';
+import type { StageOutcome } from './stage-outcome';
+import { errorOutcome, errorOutcomeClosed } from './error-outcome';
 import { finalizeCompile, finalizeDecision } from './finalize';
 import type { Logger } from './logger';
 import { STALLS_BEFORE_QUARANTINE, answerFailedJob, type AnswerFailedJobDeps } from './answer-failed-job';
 import { salvageState } from './salvage-state';
+import { processCheckChunk } from './process-check-chunk';
 
 export interface StageWorkerRuntime {
   deps: PipelineDeps;
@@ -29,7 +31,7 @@ export interface StageWorkerRuntime {
 export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, concurrency: number): Worker {
   const jobLock = keys(runtime.prefix).jobLock;
   // BullMQ hands the processor this worker's lock token: decisions are saved under it (a fence).
-  const fenceOf = (job: Job, token: string | undefined): JobFence | null => (token && job.id ? { lockKey: jobLock(stage, job.id), token } : null);
+  const fenceOf = (job: Job, token: string | undefined): JobFence | null => (token && job.id ? { jobId: job.id, lockKey: jobLock(stage, job.id), token } : null);
   const worker = new Worker(stage, (job, token) => processStageJob(stage, job, runtime, fenceOf(job, token)), {
     // Recorded on each job (processedBy), so operators can see which process did the work.
     name: `${stage}@${hostname()}:${process.pid}`,
@@ -88,6 +90,11 @@ export async function processStageJob(stage: Stage, job: Job, runtime: StageWork
   const { deps } = runtime;
   if (stage === 'memory' && job.name === 'archive') return handleArchive(job.data, deps);
   if (stage === 'memory' && job.name === 'feedback') return handleFeedback(job.data, deps);
+
+  if (stage === 'executor' && job.name === CHECK_CHUNK_JOB) {
+    const routeOn = (outcome: StageOutcome) => applyOutcome(outcome, runtime, fence);
+    return processCheckChunk(job, { deps, finalize: finalizeDepsOf(runtime), logger: runtime.logger, routeOn }, fence);
+  }
 
   const parsed = PipelineJobSchema.safeParse(job.data);
   if (!parsed.success) return endUnparseable(stage, job, runtime, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), fence);
@@ -169,28 +176,6 @@ async function withStoredPayload(state: PipelineState, runtime: StageWorkerRunti
 }
 
 const EMPTY_PAYLOAD: PipelineState['job'] = { input: '', output: '', context: {} };
-
-async function failModeOf(state: PipelineState, deps: PipelineDeps): Promise<'open' | 'closed'> {
-  try {
-    return (await deps.policies.getByDigest(state.tenant, state.policy.digest)).policy.failMode;
-  } catch {
-    return 'closed';
-  }
-}
-
-/** The fail-closed end of a job that cannot go on: a guard_error decision, or a failed compile. */
-async function errorOutcome(state: PipelineState, deps: PipelineDeps, error: { code: string; message: string }): Promise<StageOutcome> {
-  return state.purpose === 'compile'
-    ? { kind: 'compile-result', state, draft: { status: 'error', report: null, error } }
-    : guardError(state, error, await failModeOf(state, deps));
-}
-
-/** Like errorOutcome, but closed under any failMode: for jobs the infrastructure could not run. */
-function errorOutcomeClosed(state: PipelineState, error: { code: string; message: string }): StageOutcome {
-  return state.purpose === 'compile'
-    ? { kind: 'compile-result', state, draft: { status: 'error', report: null, error } }
-    : guardError(state, error, 'closed');
-}
 
 /**
  * A job whose data does not match the catalog never reaches a handler. If enough of it is

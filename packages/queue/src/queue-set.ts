@@ -6,10 +6,11 @@ import { STAGES, type Stage } from './stages';
  * Job retention: completed stage jobs are kept an hour so a retried hop that re-adds the
  * same job id is recognised as a duplicate; failed ones a week for inspection.
  */
+export const COMPLETED_JOB_AGE_SECONDS = 3600;
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 200 },
-  removeOnComplete: { age: 3600, count: 100_000 },
+  removeOnComplete: { age: COMPLETED_JOB_AGE_SECONDS, count: 100_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 

@@ -30,14 +30,18 @@ export class ReplyListener {
     this.started = true;
     this.subscriber.on('message', (channel: string, raw: string) => {
       if (channel !== this.channel) return;
-      let message: ReplyMessage;
+      let parsed: unknown;
       try {
-        message = JSON.parse(raw) as ReplyMessage;
+        parsed = JSON.parse(raw);
       } catch {
         return;
       }
-      const waiter = this.waiters.get(`${message.kind}:${message.tenant}:${message.id}`);
-      if (waiter) waiter(message);
+      // Several checks of this client decided together arrive as one array (see SAVE_DECISIONS).
+      for (const message of (Array.isArray(parsed) ? parsed : [parsed]) as ReplyMessage[]) {
+        if (typeof message !== 'object' || message === null) continue;
+        const waiter = this.waiters.get(`${message.kind}:${message.tenant}:${message.id}`);
+        if (waiter) waiter(message);
+      }
     });
     await this.subscriber.subscribe(this.channel);
     // Every later 'ready' is a reconnect. ioredis re-subscribes on its own, queued before this

@@ -13,52 +13,95 @@ export interface ReplyMessage {
   decision?: unknown;
 }
 
-// Store-if-absent, count, and announce in one round trip. Only the first stored decision
-// counts and is announced, so a retried or recovered job can never produce a second decision or
-// a second announcement (the first was published with the store, atomically; a caller whose
-// subscriber missed it reads the store when it resubscribes). The job leaves the tenant's
-// in-flight set either way.
+// Store-if-absent, count, and announce in one round trip, for one decision or a chunk's worth.
+// Only the first stored decision of a check counts and is announced, so a retried or recovered
+// job can never produce a second decision or a second announcement (the first was published with
+// the store, atomically; a caller whose subscriber missed it reads the store when it resubscribes).
+// A check leaves its tenant's in-flight set either way.
 //
-// A worker saving from inside a stage job passes its job lock (KEYS[7], token ARGV[11]): when the
+// A worker saving from inside a stage job passes its job lock (KEYS[2], token ARGV[2]): when the
 // lock is no longer its own (it froze or lost Redis for longer than the lock, and another worker
 // took the job over), nothing is written and -1 is returned. Without this fence a worker thawed
 // after a freeze could store an answer computed from a stale view (say, a guard run it judged
 // hung because its own clock jumped) ahead of the worker that now owns the job.
 //
-// A pending decision brings the hash that records its approval token (KEYS[8], expiry ms ARGV[12],
-// field/value pairs from ARGV[13]), written only with the decision: the token exists exactly when
-// the decision that hands it out does, so neither a re-run nor a worker that lost its lock leaves
-// a second token behind.
-const SAVE_DECISION = new RedisScript(
-  'save-decision',
+// A pending decision brings the hash that records its approval token (its key, expiry ms and
+// field/value pairs as a JSON array), written only with the decision: the token exists exactly
+// when the decision that hands it out does, so neither a re-run nor a worker that lost its lock
+// leaves a second token behind.
+//
+// Announcements are grouped by reply channel: one PUBLISH per channel, carrying one message, or
+// a JSON array of them when several checks of one client were decided together.
+//
+// KEYS: [1] decision counts, [2] fence lock, then SAVE_KEYS per decision: decision, batch counts,
+// batch results, tenant in-flight set, tenant policy labels, approval record.
+// ARGV: [1] ttl s, [2] fence token, [3] policies per tenant, then SAVE_ARGS per decision: decision
+// JSON, count field, count field past the policy cap, reply channel, message, batch outcome, id,
+// policy id, approval record ttl ms, approval record pairs (JSON array).
+const SAVE_KEYS = 6;
+const SAVE_ARGS = 10;
+const SAVE_DECISIONS = new RedisScript(
+  'save-decisions',
   `
-if ARGV[11] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[11] then return -1 end
-redis.call('ZREM', KEYS[5], ARGV[7])
-local ok = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
-if ok then
-  -- A tenant's decisions are counted per policy id for its first ARGV[9] policies only.
-  local field = ARGV[3]
-  if redis.call('SISMEMBER', KEYS[6], ARGV[8]) == 1 or redis.call('SCARD', KEYS[6]) < tonumber(ARGV[9]) then
-    redis.call('SADD', KEYS[6], ARGV[8])
+if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return -1 end
+local ttl = ARGV[1]
+local maxPolicies = tonumber(ARGV[3])
+local results = {}
+local channels = {}
+local order = {}
+local n = (#KEYS - 2) / ${SAVE_KEYS}
+for i = 0, n - 1 do
+  local k = 2 + i * ${SAVE_KEYS}
+  local a = 3 + i * ${SAVE_ARGS}
+  local id = ARGV[a + 7]
+  redis.call('ZREM', KEYS[k + 4], id)
+  local ok = redis.call('SET', KEYS[k + 1], ARGV[a + 1], 'EX', ttl, 'NX')
+  if ok then
+    -- A tenant's decisions are counted per policy id for its first maxPolicies policies only.
+    local field = ARGV[a + 2]
+    local policyId = ARGV[a + 8]
+    if redis.call('SISMEMBER', KEYS[k + 5], policyId) == 1 or redis.call('SCARD', KEYS[k + 5]) < maxPolicies then
+      redis.call('SADD', KEYS[k + 5], policyId)
+    else
+      field = ARGV[a + 3]
+    end
+    redis.call('HINCRBY', KEYS[1], field, 1)
+    local batchOutcome = ARGV[a + 6]
+    if batchOutcome ~= '' then
+      redis.call('HINCRBY', KEYS[k + 2], 'done', 1)
+      redis.call('HINCRBY', KEYS[k + 2], batchOutcome, 1)
+      redis.call('RPUSH', KEYS[k + 3], id)
+      redis.call('EXPIRE', KEYS[k + 2], ttl)
+      redis.call('EXPIRE', KEYS[k + 3], ttl)
+    end
+    if ARGV[a + 9] ~= '' then
+      redis.call('HSET', KEYS[k + 6], unpack(cjson.decode(ARGV[a + 10])))
+      redis.call('PEXPIRE', KEYS[k + 6], ARGV[a + 9])
+    end
+    local channel = ARGV[a + 4]
+    if channel ~= '' then
+      local list = channels[channel]
+      if not list then
+        list = {}
+        channels[channel] = list
+        order[#order + 1] = channel
+      end
+      list[#list + 1] = ARGV[a + 5]
+    end
+    results[i + 1] = 1
   else
-    field = ARGV[10]
-  end
-  redis.call('HINCRBY', KEYS[2], field, 1)
-  if ARGV[6] ~= '' then
-    redis.call('HINCRBY', KEYS[3], 'done', 1)
-    redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
-    redis.call('RPUSH', KEYS[4], ARGV[7])
-    redis.call('EXPIRE', KEYS[3], ARGV[2])
-    redis.call('EXPIRE', KEYS[4], ARGV[2])
+    results[i + 1] = 0
   end
 end
-if ok and ARGV[12] ~= '' then
-  redis.call('HSET', KEYS[8], unpack(ARGV, 13))
-  redis.call('PEXPIRE', KEYS[8], ARGV[12])
+for _, channel in ipairs(order) do
+  local list = channels[channel]
+  if #list == 1 then
+    redis.call('PUBLISH', channel, list[1])
+  else
+    redis.call('PUBLISH', channel, '[' .. table.concat(list, ',') .. ']')
+  end
 end
-if ok and ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
-if ok then return 1 end
-return 0
+return results
 `,
 );
 
@@ -80,6 +123,11 @@ export interface SaveDecisionOptions {
   record?: HashWrite | null;
 }
 
+/** One decision of a saveDecisions call, with where it goes. */
+export interface DecisionToSave extends Omit<SaveDecisionOptions, 'fence'> {
+  decision: Decision;
+}
+
 /** A Redis hash (with its expiry) to write together with something else, atomically. */
 export interface HashWrite {
   key: string;
@@ -89,6 +137,8 @@ export interface HashWrite {
 
 /** A BullMQ job lock held by a worker, as a fencing token for writes made while running the job. */
 export interface JobFence {
+  /** The stage job the lock is of (for errors and logs). */
+  jobId?: string;
   lockKey: string;
   token: string;
 }
@@ -110,41 +160,62 @@ export class ResultStore {
 
   /** Store the decision unless one exists (or the fence says the job is no longer ours), then announce it. */
   async saveDecision(decision: Decision, options: SaveDecisionOptions): Promise<SaveDecisionOutcome> {
-    const { tenant, replyTo, batchId, fence, record } = options;
-    const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
-    const decisionJson = JSON.stringify(decision);
-    // The announcement carries the decision, so the waiting client needs no read.
-    const head = JSON.stringify({ kind: 'decision', tenant, id: decision.id } satisfies ReplyMessage);
-    const withDecision = `${head.slice(0, -1)},"decision":${decisionJson}}`;
-    const stored = (await SAVE_DECISION.run(
-      this.redis,
-      [
+    const { fence, ...rest } = options;
+    const [outcome] = await this.saveDecisions([{ decision, ...rest }], fence ?? null);
+    return outcome;
+  }
+
+  /**
+   * Store many decisions in one round trip (each first-wins, as saveDecision), announcing them
+   * grouped by reply channel. Under a fence that is no longer this worker's, nothing is written
+   * and every outcome is 'lock-lost'.
+   */
+  async saveDecisions(entries: readonly DecisionToSave[], fence: JobFence | null = null): Promise<SaveDecisionOutcome[]> {
+    if (entries.length === 0) return [];
+    const keys: string[] = [this.keys.metricsDecisions(), fence?.lockKey ?? this.keys.metricsDecisions()];
+    const args: string[] = [String(this.ttlSeconds), fence?.token ?? '', String(METRIC_POLICIES_PER_TENANT)];
+    for (const { decision, tenant, replyTo, batchId, record } of entries) {
+      const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
+      const decisionJson = JSON.stringify(decision);
+      // The announcement carries the decision, so the waiting client needs no read.
+      const head = JSON.stringify({ kind: 'decision', tenant, id: decision.id } satisfies ReplyMessage);
+      keys.push(
         this.keys.decision(tenant, decision.id),
-        this.keys.metricsDecisions(),
         batchId ? this.keys.batch(tenant, batchId) : this.keys.metricsDecisions(),
         batchId ? this.keys.batchResults(tenant, batchId) : this.keys.metricsDecisions(),
         this.keys.jobsInFlight(tenant),
         this.keys.metricsPolicies(tenant),
-        fence?.lockKey ?? this.keys.metricsDecisions(),
         record?.key ?? this.keys.metricsDecisions(),
-      ],
-      [
+      );
+      args.push(
         decisionJson,
-        String(this.ttlSeconds),
         `${tenant}|${decision.policy.id}|${decision.decision}|${decision.status}`,
+        `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,
         replyTo ?? '',
-        withDecision,
+        replyTo ? `${head.slice(0, -1)},"decision":${decisionJson}}` : '',
         batchId ? outcome : '',
         decision.id,
         decision.policy.id,
-        String(METRIC_POLICIES_PER_TENANT),
-        `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,
-        fence?.token ?? '',
         record ? String(record.ttlMs) : '',
-        ...(record ? Object.entries(record.fields).flat() : []),
-      ],
-    )) as number;
-    return stored === 1 ? 'stored' : stored === -1 ? 'lock-lost' : 'duplicate';
+        record ? JSON.stringify(Object.entries(record.fields).flat()) : '',
+      );
+    }
+    const stored = (await SAVE_DECISIONS.run(this.redis, keys, args)) as number | number[];
+    if (stored === -1) return entries.map(() => 'lock-lost');
+    return (stored as number[]).map((one) => (one === 1 ? 'stored' : 'duplicate'));
+  }
+
+  /** Which of these checks have a stored decision (one pipelined EXISTS each, one round trip). */
+  async decided(checks: ReadonlyArray<{ tenant: string; id: string }>): Promise<boolean[]> {
+    if (checks.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const { tenant, id } of checks) pipeline.exists(this.keys.decision(tenant, id));
+    const replies = (await pipeline.exec()) ?? [];
+    return checks.map((_, i) => {
+      const [error, found] = replies[i] ?? [new Error('no reply')];
+      if (error) throw error;
+      return found === 1;
+    });
   }
 
   /** Store a job's payload once (NX: a retried hop writes nothing), kept as long as decisions. */

@@ -8,8 +8,11 @@ import { FeedbackCaseSchema } from '@guardagent/schemas';
  * queue's schema never reaches a handler: it ends as a guard_error decision.
  */
 export const STAGE_JOB_KINDS = {
-  /** check: a new guard job (rails, fast path, or route on); run: execute per-request code; verify: run a program on the policy's examples. */
-  executor: ['check', 'run', 'verify'],
+  /**
+   * check: a new guard job (rails, fast path, or route on); check-chunk: many new guard jobs in one
+   * queue job; run: execute per-request code; verify: run a program on the policy's examples.
+   */
+  executor: ['check', 'check-chunk', 'run', 'verify'],
   /** retrieve: attach the k nearest demonstrations; archive/feedback are side jobs. */
   memory: ['retrieve', 'archive', 'feedback'],
   planner: ['plan'],

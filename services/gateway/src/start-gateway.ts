@@ -68,6 +68,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       redisUrl,
       prefix: config.prefix,
       resultTtlSeconds: config.resultTtlSeconds,
+      chunks: config.chunks,
       redisUp: () => redis.status === 'ready',
     }),
     metrics: new GatewayMetrics(redis, queues, config.prefix),

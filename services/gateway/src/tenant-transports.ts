@@ -21,6 +21,8 @@ export class TenantTransports {
       redisUrl: string;
       prefix: string;
       resultTtlSeconds: number;
+      /** Micro-batching of each tenant's checks (see GuardConfig.chunks). */
+      chunks?: { max: number; lingerMs: number };
       max?: number;
       /** Whether Redis is reachable now (the gateway's own connection); checked before connecting a new transport. */
       redisUp?: () => boolean;
@@ -39,6 +41,9 @@ export class TenantTransports {
         prefix: this.options.prefix,
         tenant,
         resultTtlSeconds: this.options.resultTtlSeconds,
+        ...(this.options.chunks ? { chunkMax: this.options.chunks.max, chunkLingerMs: this.options.chunks.lingerMs } : {}),
+        // GET /v1/checks/:id finds a chunked check's job through this record.
+        locateChecks: true,
       });
       entry = { transport, inUse: 0, lastUsed: Date.now() };
       this.entries.set(tenant, entry);

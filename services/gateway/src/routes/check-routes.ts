@@ -1,5 +1,6 @@
 import { CheckTimeoutError, DecisionLostError, NotFoundError, UnavailableError, errorMessage } from '@guardagent/errors';
 import type { Job } from 'bullmq';
+import { checksCarried, chunkJobOfCheck } from '@guardagent/queue';
 import { answerFailedJob, storedADecision } from '@guardagent/pipeline';
 import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
 import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema } from '../api-schemas';
@@ -14,9 +15,8 @@ import { route, type AnyRouteSpec } from '../route-spec';
  * its process died), decided with its decision since lost, or unknown to this tenant.
  */
 async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Promise<{ job: Job; failed: boolean; decisionLost: boolean } | null> {
-  const job = await deps.queues.queue('executor').getJob(id);
-  const state = (job?.data as { state?: { tenant?: unknown; purpose?: unknown } } | undefined)?.state;
-  if (!job || state?.tenant !== tenant || state.purpose !== 'check') return null;
+  const job = await executorJobOf(deps, tenant, id);
+  if (!job) return null;
   // Only a job that has finished (finishedOn, from the hash just read) can have failed for good;
   // asking its state costs a round trip, so a check still running is answered without one.
   if (job.finishedOn === undefined) return { job, failed: false, decisionLost: false };
@@ -24,7 +24,21 @@ async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Prom
   // The executor stores a decision before it completes the job that made it. Completed without
   // one means Redis lost the decision after it was written: an AOF everysec crash or a failover
   // rolled Redis back between the two writes.
-  return { job, failed: finished === 'failed', decisionLost: finished === 'completed' && storedADecision(job) };
+  return { job, failed: finished === 'failed', decisionLost: finished === 'completed' && storedADecision(job, id) };
+}
+
+/** The executor job that carries a tenant's check: its own `check` job, or the chunk job recorded for it. */
+async function executorJobOf(deps: GatewayDeps, tenant: string, id: string): Promise<Job | null> {
+  const queue = deps.queues.queue('executor');
+  const own = await queue.getJob(id);
+  const chunkId = own ? null : await chunkJobOfCheck(deps.redis, deps.queues.prefix, tenant, id);
+  const job = own ?? (chunkId ? await queue.getJob(chunkId) : undefined);
+  if (!job) return null;
+  const carries = checksCarried(job).some((check) => {
+    const state = check as { tenant?: unknown; jobId?: unknown; purpose?: unknown } | null;
+    return state?.tenant === tenant && state.jobId === id && state.purpose === 'check';
+  });
+  return carries ? job : null;
 }
 
 /**
