@@ -82,6 +82,17 @@ try {
   if (typeof results.compiled_throughput === 'number' && typeof results.raw_hop_throughput === 'number') {
     results.compiled_vs_raw_throughput = round(results.compiled_throughput / results.raw_hop_throughput, 3);
   }
+  // The compiled burst goes through client.check, which micro-batches: it is issue 13's chunked burst.
+  const burst1 = results.compiled_burst_1x as { throughput: number; cpu: { usPerItem: Record<string, number> } } | undefined;
+  if (burst1) {
+    results.chunked_throughput = burst1.throughput;
+    results.redis_us_per_check = burst1.cpu.usPerItem.redis;
+    results.redis_ceiling_checks_per_s = Math.round(1e6 / burst1.cpu.usPerItem.redis);
+    if (typeof results.raw_hop_throughput === 'number') results.chunked_vs_raw_throughput = round(burst1.throughput / results.raw_hop_throughput, 3);
+    if (typeof results.raw_hop_p50_ms === 'number' && typeof results.compiled_p50_ms === 'number') {
+      results.compiled_p50_vs_raw_hop = round(results.compiled_p50_ms / results.raw_hop_p50_ms, 3);
+    }
+  }
   if (typeof results.compiled_throughput === 'number' && typeof results.compiled_throughput_2x === 'number') {
     results.scaling_2x = round(results.compiled_throughput_2x / results.compiled_throughput, 3);
   }

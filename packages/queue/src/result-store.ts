@@ -47,25 +47,48 @@ if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return -1 end
 local ttl = ARGV[1]
 local maxPolicies = tonumber(ARGV[3])
 local results = {}
-local channels = {}
-local order = {}
+-- Per chunk, not per check: in-flight removals by set, counts by field, announcements by channel,
+-- and whether a tenant's policy has a label of its own (a set and a policy id, asked once).
+local leaving, leavingOrder = {}, {}
+local counts, countOrder = {}, {}
+local labelled = {}
+local channels, channelOrder = {}, {}
+local function append(map, order, key, value)
+  local list = map[key]
+  if not list then
+    list = {}
+    map[key] = list
+    order[#order + 1] = key
+  end
+  list[#list + 1] = value
+end
 local n = (#KEYS - 2) / ${SAVE_KEYS}
 for i = 0, n - 1 do
   local k = 2 + i * ${SAVE_KEYS}
   local a = 3 + i * ${SAVE_ARGS}
   local id = ARGV[a + 7]
-  redis.call('ZREM', KEYS[k + 4], id)
+  append(leaving, leavingOrder, KEYS[k + 4], id)
   local ok = redis.call('SET', KEYS[k + 1], ARGV[a + 1], 'EX', ttl, 'NX')
   if ok then
     -- A tenant's decisions are counted per policy id for its first maxPolicies policies only.
-    local field = ARGV[a + 2]
+    local labels = KEYS[k + 5]
     local policyId = ARGV[a + 8]
-    if redis.call('SISMEMBER', KEYS[k + 5], policyId) == 1 or redis.call('SCARD', KEYS[k + 5]) < maxPolicies then
-      redis.call('SADD', KEYS[k + 5], policyId)
-    else
-      field = ARGV[a + 3]
+    labelled[labels] = labelled[labels] or {}
+    local own = labelled[labels][policyId]
+    if own == nil then
+      own = redis.call('SISMEMBER', labels, policyId) == 1
+      if not own and redis.call('SCARD', labels) < maxPolicies then
+        redis.call('SADD', labels, policyId)
+        own = true
+      end
+      labelled[labels][policyId] = own
     end
-    redis.call('HINCRBY', KEYS[1], field, 1)
+    local field = own and ARGV[a + 2] or ARGV[a + 3]
+    if counts[field] == nil then
+      counts[field] = 0
+      countOrder[#countOrder + 1] = field
+    end
+    counts[field] = counts[field] + 1
     local batchOutcome = ARGV[a + 6]
     if batchOutcome ~= '' then
       redis.call('HINCRBY', KEYS[k + 2], 'done', 1)
@@ -78,22 +101,16 @@ for i = 0, n - 1 do
       redis.call('HSET', KEYS[k + 6], unpack(cjson.decode(ARGV[a + 10])))
       redis.call('PEXPIRE', KEYS[k + 6], ARGV[a + 9])
     end
-    local channel = ARGV[a + 4]
-    if channel ~= '' then
-      local list = channels[channel]
-      if not list then
-        list = {}
-        channels[channel] = list
-        order[#order + 1] = channel
-      end
-      list[#list + 1] = ARGV[a + 5]
-    end
+    if ARGV[a + 4] ~= '' then append(channels, channelOrder, ARGV[a + 4], ARGV[a + 5]) end
     results[i + 1] = 1
   else
     results[i + 1] = 0
   end
 end
-for _, channel in ipairs(order) do
+-- A check leaves its tenant's in-flight set whether or not its decision was the first.
+for _, set in ipairs(leavingOrder) do redis.call('ZREM', set, unpack(leaving[set])) end
+for _, field in ipairs(countOrder) do redis.call('HINCRBY', KEYS[1], field, counts[field]) end
+for _, channel in ipairs(channelOrder) do
   local list = channels[channel]
   if #list == 1 then
     redis.call('PUBLISH', channel, list[1])
