@@ -21,8 +21,10 @@ export interface GatewayFixture {
 }
 
 /** A real gateway on a free port, in front of real workers for `stages`, on a fresh key prefix. */
-export async function startFixture(options: { stages?: readonly Stage[]; limits?: Partial<GatewayLimits>; redisUrl?: string } = {}): Promise<GatewayFixture> {
-  const config = loadConfig({}, { redisUrl: options.redisUrl ?? testRedisUrl(), prefix: uniquePrefix('gw'), adminKey: ADMIN_KEY });
+export async function startFixture(
+  options: { stages?: readonly Stage[]; limits?: Partial<GatewayLimits>; redisUrl?: string; config?: Partial<GuardConfig> } = {},
+): Promise<GatewayFixture> {
+  const config = loadConfig({}, { redisUrl: options.redisUrl ?? testRedisUrl(), prefix: uniquePrefix('gw'), adminKey: ADMIN_KEY, ...options.config });
   const runtime = await createRuntime(config, { llm: null, logger: silentLogger });
   runtime.startWorkers(options.stages ?? STAGES);
   const gateway = await startGateway({ config, port: 0, logger: silentLogger, ...(options.limits ? { limits: options.limits } : {}) });
