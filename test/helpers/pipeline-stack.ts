@@ -29,9 +29,10 @@ export function testLlm(baseURL: string, options: { timeoutMs?: number; maxRetri
 export async function startTestStack(
   options: { llm?: Llm | null; stages?: readonly Stage[]; config?: Partial<GuardConfig>; tenant?: string; client?: Partial<QueueTransportOptions> } = {},
 ): Promise<TestStack> {
-  const redisUrl = testRedisUrl();
-  const prefix = uniquePrefix('e2e');
-  const config = loadConfig({}, { redisUrl, prefix, ...options.config });
+  const config = loadConfig({}, { redisUrl: testRedisUrl(), prefix: uniquePrefix('e2e'), ...options.config });
+  // On a Redis Cluster (options.config.redisUrl) loadConfig makes the prefix a hash tag.
+  const redisUrl = config.redisUrl!;
+  const prefix = config.prefix;
   let runtime: Runtime | null = null;
   if (!options.stages || options.stages.length > 0) {
     runtime = await createRuntime(config, { llm: options.llm ?? null, logger: silentLogger });

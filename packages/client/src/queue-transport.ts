@@ -21,6 +21,7 @@ import {
   waitUntilReady,
   type PipelineState,
 } from '@guardagent/queue';
+import { keyPrefixFor } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
 import { RedisApprovalStore, type ApproveResult } from '@guardagent/rails';
 import {
@@ -132,7 +133,7 @@ export class QueueTransport implements GuardTransport {
 
   /** `schedule` replaces the micro-batcher's timing (tests). */
   static async connect(options: QueueTransportOptions, schedule?: LingerScheduler): Promise<QueueTransport> {
-    const resolved = {
+    const given = {
       prefix: 'guardagent',
       tenant: 'default',
       resultTtlSeconds: 86_400,
@@ -144,6 +145,8 @@ export class QueueTransport implements GuardTransport {
       locateChecks: false,
       ...options,
     };
+    // On a Redis Cluster the prefix is a hash tag, as the workers' (loadConfig) is.
+    const resolved = { ...given, prefix: keyPrefixFor(given.prefix, given.redisUrl) };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');
     const subscriber = createRedisConnection(resolved.redisUrl, 'subscriber', 'client-replies');
     // Errors reach the caller as rejected calls; these listeners only keep ioredis and BullMQ from

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { ConfigError } from '@guardagent/errors';
+import { isRedisTarget, keyPrefixFor } from './redis-target';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /** Every knob a GuardAgent process reads from its environment. */
 export const GuardConfigSchema = z.object({
-  /** Redis for queues, results and memory. Unset: the CLI starts a private redis-server. */
-  redisUrl: z.string().url().optional(),
+  /**
+   * Redis for queues, results and memory: `redis://…`, or a Redis Cluster's seed nodes as
+   * `redis-cluster://host:port,host:port`. Unset: the CLI starts a private redis-server.
+   */
+  redisUrl: z.string().refine(isRedisTarget, 'must be redis://host:port, rediss://… or redis-cluster://host:port,host:port,…').optional(),
   /** Namespace of every Redis key and BullMQ queue (lets deployments share one Redis). */
   prefix: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('guardagent'),
   resultTtlSeconds: positiveInt(86_400),
@@ -138,5 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     });
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`, { problems });
   }
-  return { ...parsed.data, ...overrides };
+  const config = { ...parsed.data, ...overrides };
+  // On a cluster every key carries the prefix as a hash tag (see keyPrefixFor).
+  return { ...config, prefix: keyPrefixFor(config.prefix, config.redisUrl) };
 }

@@ -1,1 +1,2 @@
 export { GuardConfigSchema, loadConfig, CONFIG_ENV_NAMES, type GuardConfig } from './guard-config';
+export { parseRedisTarget, isRedisTarget, keyPrefixFor, type RedisTarget } from './redis-target';

@@ -1,19 +1,31 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { parseRedisTarget } from '@guardagent/config';
 import { RedisNotReadyError } from './redis-connection-error';
 
 export type RedisPurpose = 'worker' | 'producer' | 'subscriber';
 
 /**
- * ioredis connection for one purpose. Workers block on Redis, so BullMQ requires
- * `maxRetriesPerRequest: null`; producers fail fast instead of queueing commands offline.
+ * ioredis connection for one purpose, to one Redis (`redis://…`) or a Redis Cluster
+ * (`redis-cluster://host:port,…`, see parseRedisTarget). Workers block on Redis, so BullMQ
+ * requires `maxRetriesPerRequest: null`; producers fail fast instead of queueing commands offline.
  */
 export function createRedisConnection(url: string, purpose: RedisPurpose, name?: string): Redis {
-  return new Redis(url, {
+  const options = {
     maxRetriesPerRequest: purpose === 'producer' ? 3 : null,
     enableOfflineQueue: purpose !== 'producer',
     connectionName: name ? `guardagent:${name}` : undefined,
-    lazyConnect: false,
+  };
+  const target = parseRedisTarget(url);
+  if (target.kind === 'single') return new Redis(url, { ...options, lazyConnect: false });
+  const { enableOfflineQueue, ...redisOptions } = options;
+  const cluster = new Cluster(target.nodes, {
+    enableOfflineQueue,
+    redisOptions: { ...redisOptions, ...(target.username ? { username: target.username } : {}), ...(target.password ? { password: target.password } : {}) },
   });
+  // Typed as Redis so that every store takes either. GuardAgent sends a Cluster only what it
+  // serves as one Redis would: every key shares one hash tag (keyPrefixFor), so each script and
+  // multi-key command lands on one slot; pub/sub reaches the whole cluster; BullMQ takes either.
+  return cluster as unknown as Redis;
 }
 
 /**

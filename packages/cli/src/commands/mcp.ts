@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { Redis } from 'ioredis';
 import { QueueTransport } from '@guardagent/client';
+import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { ApiKeyStore, callerOfKey, scopeGrants } from '@guardagent/service-gateway';
 import { ConfigError, ValidationError } from '@guardagent/errors';
 import {
@@ -123,8 +123,8 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
 
   // Connected before the proxy serves: without the offline queue, a key lookup sent while the
   // connection was still opening failed at once, and the first clients got 503.
-  const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
-  await redis.connect();
+  const redis = createRedisConnection(stack.redisUrl, 'producer', 'mcp-keys');
+  await waitUntilReady(redis, 10_000);
   const apiKeys = new ApiKeyStore(redis, stack.config.prefix);
   const transports = new Map<string, Promise<QueueTransport>>();
   const proxy = await startHttpProxy({
