@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { QueueTransport } from '@guardagent/client';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { keyPrefixFor } from '@guardagent/config';
+import { createRedisConnection } from '@guardagent/queue';
 import { REPO_ROOT, spawnService, type SpawnedNode } from './children';
 import { waitFor } from './wait-for';
 
@@ -31,8 +32,8 @@ export function startExecutor(options: { redisUrl: string; prefix: string; index
 
 /** Wait until `count` BullMQ workers listen on the executor queue of this prefix. */
 export async function waitForExecutors(redisUrl: string, prefix: string, count: number): Promise<void> {
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const queue = new Queue('executor', { connection, prefix });
+  const connection = createRedisConnection(redisUrl, 'worker', 'bench-wait');
+  const queue = new Queue('executor', { connection, prefix: keyPrefixFor(prefix, redisUrl) });
   try {
     await waitFor(async () => (await queue.getWorkersCount()) >= count, 60_000, `${count} executor process(es)`, 100);
   } finally {

@@ -20,6 +20,7 @@ export const TARGETS: readonly Target[] = [
   { key: 'chunked_throughput', op: '>=', bound: 10_000, describe: '≥ 10,000/s' },
   { key: 'chunked_vs_raw_throughput', op: '>=', bound: 1.2, describe: '≥ 1.2 × raw hop' },
   { key: 'redis_us_per_check', op: '<=', bound: 15, describe: '≤ 15 µs' },
+  { key: 'batch_throughput', op: '>=', bound: 15_000, describe: '≥ 15,000/s' },
   { key: 'compiled_p50_vs_raw_hop', op: '<=', bound: 1.1, describe: '≤ 1.1 × raw hop p50' },
   { key: 'sandbox_run_us', op: '<=', bound: 50, describe: '≤ 50 µs' },
   { key: 'per_request_overhead_ms', op: '<=', bound: 15, describe: '≤ 15 ms' },

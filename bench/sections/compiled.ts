@@ -63,6 +63,33 @@ export interface CompiledResult {
   compiled_throughput_2x: number;
   compiled_burst_1x: BurstResult;
   compiled_burst_2x: BurstResult;
+  compiled_throughput_4x: number;
+  compiled_burst_4x: BurstResult;
+  /** CPU µs per check of each process, and the checks/s each resource would carry alone, for 1, 2 and 4 executors. */
+  executor_scaling: ScalingRow[];
+}
+
+export interface ScalingRow {
+  executors: number;
+  throughput: number;
+  us_per_check: { client: number; redis: number; executors: number[] };
+  /** Checks/s if only this resource were the limit: one core for the client and for Redis, one core per executor process. */
+  ceiling_per_s: { client: number; redis: number; executors: number };
+}
+
+/** One line of the executor scaling table from a burst's CPU split. */
+function scalingRow(executors: number, burst: BurstResult): ScalingRow {
+  const us = burst.cpu.usPerItem;
+  const perExecutor = Object.entries(us)
+    .filter(([name]) => name.startsWith('executor'))
+    .map(([, value]) => value);
+  const executorUs = perExecutor.reduce((a, b) => a + b, 0);
+  return {
+    executors,
+    throughput: burst.throughput,
+    us_per_check: { client: us.client, redis: us.redis, executors: perExecutor },
+    ceiling_per_s: { client: Math.round(1e6 / us.client), redis: Math.round(1e6 / us.redis), executors: Math.round((1e6 * executors) / executorUs) },
+  };
 }
 
 type Job = M2wWorkload['jobs'][number];
@@ -136,6 +163,12 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
     executors.push(startExecutor({ redisUrl: o.redisUrl, prefix: o.prefix, index: 2, workDir: o.workDir, profileDir: o.profileDir }));
     await waitForExecutors(o.redisUrl, o.prefix, 2);
     const two = await burst('2 executors');
+    executors.push(
+      startExecutor({ redisUrl: o.redisUrl, prefix: o.prefix, index: 3, workDir: o.workDir, profileDir: o.profileDir }),
+      startExecutor({ redisUrl: o.redisUrl, prefix: o.prefix, index: 4, workDir: o.workDir, profileDir: o.profileDir }),
+    );
+    await waitForExecutors(o.redisUrl, o.prefix, 4);
+    const four = await burst('4 executors');
     // A few checks with idempotency keys (the HTTP SDK sends one with every check), to size their bindings.
     for (let i = 0; i < 20; i++) {
       const job = o.workload.jobs[i % o.workload.jobs.length];
@@ -162,6 +195,9 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
       compiled_throughput_2x: two.throughput,
       compiled_burst_1x: one,
       compiled_burst_2x: two,
+      compiled_throughput_4x: four.throughput,
+      compiled_burst_4x: four,
+      executor_scaling: [scalingRow(1, one), scalingRow(2, two), scalingRow(4, four)],
     };
   } finally {
     await client.close();
@@ -175,7 +211,7 @@ function assertCompiled(decision: Decision, job: Job): boolean {
 }
 
 /** `n` checks with at most `inFlight` outstanding (each slot submits its next check when its decision arrives). */
-async function checkBurst(
+export async function checkBurst(
   check: (job: Job) => Promise<Decision>,
   jobs: readonly Job[],
   n: number,
