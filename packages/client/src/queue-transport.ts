@@ -43,7 +43,7 @@ import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
 import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries, type SubmitRetryOptions } from './submit-retry';
-import { CheckBatcher, DEFAULT_CHUNK_LINGER_MS, DEFAULT_CHUNK_MAX, type LingerScheduler } from './check-batcher';
+import { CheckBatcher, DEFAULT_CHUNK_LINGER_MS, DEFAULT_CHUNK_MAX, DEFAULT_CHUNK_MAX_CHARS, splitIntoChunks, type LingerScheduler } from './check-batcher';
 
 export interface QueueTransportOptions {
   redisUrl: string;
@@ -209,11 +209,7 @@ export class QueueTransport implements GuardTransport {
     await options.admit?.(states.map((state) => state.jobId));
     // Chunks of known checks: their job ids follow from the checks, so a batch resumed after a
     // crash re-adds an already queued chunk as the same job (BullMQ adds a job id once).
-    const chunks: Array<{ jobId: string; checks: PipelineState[] }> = [];
-    for (let at = 0; at < states.length; at += this.batcherMax()) {
-      const checks = states.slice(at, at + this.batcherMax());
-      chunks.push({ jobId: chunkJobIdOf(checks), checks });
-    }
+    const chunks = splitIntoChunks(states, this.batcherMax(), DEFAULT_CHUNK_MAX_CHARS).map((checks) => ({ jobId: chunkJobIdOf(checks), checks }));
     await this.retried(() => refuseWhenFull(this.headroom, () => this.queueChunks(chunks)));
     return { ids: states.map((s) => s.jobId) };
   }

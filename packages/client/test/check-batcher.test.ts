@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { newPipelineState, type PipelineState } from '@guardagent/queue';
-import { CheckBatcher, type LingerScheduler } from '../src/check-batcher';
+import { CheckBatcher, checkChars, splitIntoChunks, type LingerScheduler } from '../src/check-batcher';
 
-const check = (n: number): PipelineState =>
+const check = (n: number, input = `input ${n}`): PipelineState =>
   newPipelineState({
     jobId: `job-${n}`,
     tenant: 'default',
     purpose: 'check',
     policy: { id: 'p', version: '1', digest: 'd', programDigest: 'pd' },
-    job: { input: `input ${n}`, output: '', context: {} },
+    job: { input, output: '', context: {} },
     replyTo: null,
     trace: {},
     submittedAt: n,
@@ -82,5 +82,31 @@ describe('CheckBatcher (micro-batching at the producer)', () => {
     const next = batcher.add(check(3));
     clock.runAll();
     await expect(next).resolves.toBeUndefined();
+  });
+
+  it('bounds a chunk by its text as well as by count: a huge check goes alone, a big one starts the next chunk', async () => {
+    const clock = manualScheduler();
+    const sent: string[][] = [];
+    const batcher = new CheckBatcher({ maxChunk: 128, maxChars: 1000, lingerMs: 0, schedule: clock.schedule, send: async (checks) => void sent.push(checks.map((c) => c.jobId)) });
+    const queued = [
+      batcher.add(check(1, 'a'.repeat(400))),
+      batcher.add(check(2, 'b'.repeat(400))),
+      // 400 + 400 + 400 > 1000: the open chunk goes, this one opens the next.
+      batcher.add(check(3, 'c'.repeat(400))),
+      // Bigger than a whole chunk: the open chunk goes first, then this one, alone, at once.
+      batcher.add(check(4, 'd'.repeat(5000))),
+      batcher.add(check(5)),
+    ];
+    expect(sent).toEqual([['job-1', 'job-2'], ['job-3'], ['job-4']]);
+    clock.runAll();
+    await Promise.all(queued);
+    expect(sent).toEqual([['job-1', 'job-2'], ['job-3'], ['job-4'], ['job-5']]);
+  });
+
+  it('splits a batch the same way, and sizes JSON input and context as JSON', () => {
+    const json = { ...check(9), job: { input: { text: 'x'.repeat(100) }, output: 'yy', context: { k: 'v' } } };
+    expect(checkChars(json)).toBe(JSON.stringify({ text: 'x'.repeat(100) }).length + 2 + JSON.stringify({ k: 'v' }).length);
+    const checks = [check(1, 'a'.repeat(600)), check(2, 'b'.repeat(600)), check(3), check(4), check(5)];
+    expect(splitIntoChunks(checks, 2, 1000).map((chunk) => chunk.map((c) => c.jobId))).toEqual([['job-1'], ['job-2', 'job-3'], ['job-4', 'job-5']]);
   });
 });
