@@ -3,13 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
-import { Job } from 'bullmq';
 import { startRedisCluster, type LocalRedisCluster } from '@guardagent/local-redis';
-import { CHECK_CHUNK_JOB, checksCarried } from '@guardagent/queue';
 import { parsePolicyText, type GuardJobInput, type PolicyInput } from '@guardagent/schemas';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
-import { REPO_ROOT, spawnService, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
-import { slowPolicy } from '../helpers/slow-policy';
+import { REPO_ROOT, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
+import { killExecutorMidChunk } from '../helpers/killed-chunk';
 
 // The main end-to-end paths against a real local Redis Cluster of three primaries (no replicas):
 // every key and queue under the prefix's hash tag, real BullMQ workers, real isolated-vm.
@@ -131,29 +129,7 @@ describe("a killed executor's chunk on a Redis Cluster", () => {
         GUARDAGENT_SANDBOX_CPU_MS: '20000',
         GUARDAGENT_SANDBOX_WALL_MS: '20000',
       };
-      const first = spawnService('executor', env);
-      children.push(first);
-      const queue = own.client['queues'].queue('executor');
-      await waitFor(async () => (await queue.getWorkers()).length >= 1, 30_000, 'an executor worker');
-      expect((await own.client.compile(slowPolicy, { timeoutMs: 60_000 })).status).toBe('promoted');
-
-      const pending = Promise.all(
-        Array.from({ length: 6 }, (_, i) => own.client.check({ policy: 'slow', input: { text: i % 2 ? 'bad' : 'good', ms: 400 } }, { timeoutMs: 40_000 })),
-      );
-      const active = await waitFor(async () => (await queue.getActive()).find((j) => j.name === CHECK_CHUNK_JOB), 10_000, 'the chunk job to be active');
-      expect(checksCarried(active)).toHaveLength(6);
-      first.kill('SIGKILL');
-      const second = spawnService('executor', env);
-      children.push(second);
-
-      const decisions = await pending;
-      expect(decisions.map((d) => d.decision)).toEqual(['allow', 'deny', 'allow', 'deny', 'allow', 'deny']);
-      const finished = await waitFor(async () => {
-        const job = await Job.fromId(queue, active.id!);
-        return job?.finishedOn ? job : null;
-      }, 10_000, 'the chunk job to complete');
-      expect(finished.processedBy ?? '').toContain(`:${second.pid}`);
-      for (const decision of decisions) expect(await own.client.result(decision.id)).toEqual(decision);
+      await killExecutorMidChunk(own, env, children);
     } finally {
       await own.stop();
     }

@@ -7,7 +7,8 @@ import { initTelemetry } from '@guardagent/telemetry';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
 import { spawnService, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
 import { slowPolicy } from '../helpers/slow-policy';
-import { CHECK_CHUNK_JOB, checksCarried } from '@guardagent/queue';
+import { checksCarried } from '@guardagent/queue';
+import { killExecutorMidChunk } from '../helpers/killed-chunk';
 
 describe('one trace per guard job', () => {
   let llm: FakeLlmServer;
@@ -97,34 +98,7 @@ describe('executors as separate processes', () => {
   it("finishes a killed executor's chunk on another executor, with one decision per check", async () => {
     // A linger long enough for the six checks to share one chunk job.
     stack = await startTestStack({ stages: [], client: { chunkLingerMs: 50 } });
-    const env = { ...serviceEnv(stack), GUARDAGENT_LOCK_DURATION_MS: '3000' };
-    const first = spawnService('executor', env);
-    children.push(first);
-    await workersOf(stack, 1);
-    expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
-
-    const pending = Promise.all(
-      Array.from({ length: 6 }, (_, i) => stack.client.check({ policy: 'slow', input: { text: i % 2 ? 'bad' : 'good', ms: 400 } }, { timeoutMs: 40_000 })),
-    );
-    const executorQueue = stack.client['queues'].queue('executor');
-    const active = await waitFor(async () => (await executorQueue.getActive()).find((j) => j.name === CHECK_CHUNK_JOB), 10_000, 'the chunk job to be active');
-    expect(checksCarried(active)).toHaveLength(6);
-    expect(active.processedBy ?? '').toContain(`:${first.pid}`);
-    first.kill('SIGKILL');
-
-    const second = spawnService('executor', env);
-    children.push(second);
-    const decisions = await pending;
-    expect(decisions.map((d) => d.decision)).toEqual(['allow', 'deny', 'allow', 'deny', 'allow', 'deny']);
-    // The decisions are stored (and announced) just before the chunk job completes.
-    const finished = await waitFor(async () => {
-      const job = await Job.fromId(executorQueue, active.id!);
-      return job?.finishedOn ? job : null;
-    }, 10_000, 'the chunk job to complete');
-    expect(finished.processedBy ?? '').toContain(`:${second.pid}`);
-    expect(finished.returnvalue).toEqual({ kind: 'chunk', checks: 6, routed: [] });
-    // Exactly one decision stored per check, each the one its caller got.
-    for (const decision of decisions) expect(await stack.client.result(decision.id)).toEqual(decision);
+    await killExecutorMidChunk(stack, { ...serviceEnv(stack), GUARDAGENT_LOCK_DURATION_MS: '3000' }, children);
     expect(await countDecisionKeys(stack)).toHaveLength(6);
   });
 

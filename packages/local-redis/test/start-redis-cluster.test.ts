@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConnection } from 'node:net';
 import { Cluster, Redis } from 'ioredis';
 import { startRedisCluster, RedisServerMissingError, type LocalRedisCluster } from '../src/index';
+import { ping } from './ping';
 
-function ping(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ port, host: '127.0.0.1' }, () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().trim());
-    });
-    socket.once('error', reject);
-  });
-}
 
 /** One plain (non-cluster) connection per node, to ask each node about itself. */
 async function withNode<T>(port: number, use: (node: Redis) => Promise<T>): Promise<T> {

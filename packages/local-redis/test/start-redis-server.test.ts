@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer, RedisServerMissingError } from '../src/index';
+import { ping } from './ping';
 
-function ping(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ port, host: '127.0.0.1' }, () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().trim());
-    });
-    socket.once('error', reject);
-  });
-}
 
 describe('startRedisServer', () => {
   it('starts a private server on a free port and stops it', async () => {
