@@ -432,6 +432,7 @@ export class QueueTransport implements GuardTransport {
       batchId,
       trace: root.carrier,
       submittedAt,
+      logDecision: registered.policy.decisionLog ?? false,
     });
   }
 

@@ -57,6 +57,16 @@ export const GuardConfigSchema = z.object({
     max: z.coerce.number().int().min(1).max(500).default(128),
     lingerMs: z.coerce.number().min(0).max(50).default(0),
   }),
+  /**
+   * The decision log: `policies` records the decisions of policies with `decisionLog: true`, `all`
+   * of every policy, `off` none. Each tenant's log keeps at most maxEntries entries, none older
+   * than maxAgeSeconds.
+   */
+  decisionLog: z.object({
+    record: z.enum(['policies', 'all', 'off']).default('policies'),
+    maxEntries: positiveInt(100_000),
+    maxAgeSeconds: positiveInt(7 * 86_400),
+  }),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
 });
@@ -84,6 +94,9 @@ const ENV_NAMES: Record<string, string> = {
   'quotas.checkBurst': 'GUARDAGENT_QUOTA_CHECK_BURST',
   'quotas.jobsInFlight': 'GUARDAGENT_QUOTA_JOBS_IN_FLIGHT',
   'quotas.policies': 'GUARDAGENT_QUOTA_POLICIES',
+  'decisionLog.record': 'GUARDAGENT_DECISION_LOG',
+  'decisionLog.maxEntries': 'GUARDAGENT_DECISION_LOG_MAX_ENTRIES',
+  'decisionLog.maxAgeSeconds': 'GUARDAGENT_DECISION_LOG_MAX_AGE_SECONDS',
   'chunks.max': 'GUARDAGENT_CHUNK_MAX',
   'chunks.lingerMs': 'GUARDAGENT_CHUNK_LINGER_MS',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
@@ -126,6 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       checkBurst: read('quotas.checkBurst'),
       jobsInFlight: read('quotas.jobsInFlight'),
       policies: read('quotas.policies'),
+    },
+    decisionLog: {
+      record: read('decisionLog.record'),
+      maxEntries: read('decisionLog.maxEntries'),
+      maxAgeSeconds: read('decisionLog.maxAgeSeconds'),
     },
     chunks: {
       max: read('chunks.max'),

@@ -36,7 +36,7 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
         verdict: outcome.verdict,
         reasons: outcome.reasons,
         rules: outcome.rules,
-        ...(outcome.redacted ? { redacted: { input: outcome.redacted.input, output: outcome.redacted.output } } : {}),
+        ...(outcome.redacted ? { redacted: { input: outcome.redacted.input, output: outcome.redacted.output, message: outcome.redacted.message } } : {}),
         ...(outcome.approval ? { approval: outcome.approval } : {}),
         ...(outcome.approval && issuing.issued ? { approvalRecord: issuing.issued } : {}),
       };

@@ -6,6 +6,7 @@ import type { ProgramStore } from '@guardagent/registry';
 import { buildDecision } from './build-decision';
 import type { CompileResultDraft, DecisionDraft } from './stage-outcome';
 import { traceIdOf } from './trace-id';
+import { decisionLogEntry, recordsDecision, type DecisionLogMode } from './decision-log-entry';
 
 /** How long a failed background compile of a policy version waits before another is tried. */
 export const COMPILE_BACKOFF_SECONDS = 3600;
@@ -15,6 +16,8 @@ export interface FinalizeDeps {
   queues: QueueSet;
   programs: ProgramStore;
   now: () => number;
+  /** Which decisions are recorded in the decision log (absent: those of policies that ask). */
+  decisionLog?: DecisionLogMode;
 }
 
 /**
@@ -40,6 +43,7 @@ export async function finalizeDecisions(deps: FinalizeDeps, ended: ReadonlyArray
       replyTo: state.replyTo,
       batchId: state.batchId,
       record: draft.approvalRecord ?? null,
+      logEntry: recordsDecision(deps.decisionLog, state) ? decisionLogEntry(state, decisions[i]) : null,
     })),
     fence,
   );

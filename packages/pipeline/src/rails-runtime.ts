@@ -6,7 +6,7 @@ export interface RailsVerdict {
   verdict: 'allow' | 'deny' | 'pending' | 'continue';
   reasons: string[];
   rules: string[];
-  redacted?: { input?: string; output?: string };
+  redacted?: { input?: string; output?: string; message?: string };
   approval?: { token: string; expiresAt: string };
   /** The approval token's record, to be written only with the pending decision that carries it. */
   approvalRecord?: HashWrite;

@@ -56,7 +56,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     return llmConfig ? new LlmClient({ config: llmConfig }) : null;
   })();
   const queues = new QueueSet(redis, config.prefix, outage.onError);
-  const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds);
+  const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds, config.decisionLog, now);
   const policies = new PolicyRegistry(redis, config.prefix);
   const programs = new ProgramStore(redis, config.prefix, now);
   const memory = new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations });
@@ -150,6 +150,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
         outage,
         lockDurationMs: config.lockDurationMs,
         stalledIntervalMs: config.stalledIntervalMs,
+        decisionLog: config.decisionLog.record,
       };
       const started = stages.map((stage) => startStageWorker(stage, stageRuntime, config.concurrency[stage]));
       workers.push(...started);

@@ -18,5 +18,6 @@ export function salvageStateOf(value: unknown): PipelineState | null {
     replyTo: typeof raw?.replyTo === 'string' ? raw.replyTo : null,
     batchId: typeof raw?.batchId === 'string' ? raw.batchId : null,
     trace: {},
+    logDecision: raw?.logDecision === true,
   });
 }

@@ -13,6 +13,7 @@ import type { Logger } from './logger';
 import { STALLS_BEFORE_QUARANTINE, answerFailedJob, type AnswerFailedJobDeps } from './answer-failed-job';
 import { salvageState } from './salvage-state';
 import { processCheckChunk } from './process-check-chunk';
+import type { DecisionLogMode } from './decision-log-entry';
 
 export interface StageWorkerRuntime {
   deps: PipelineDeps;
@@ -25,6 +26,8 @@ export interface StageWorkerRuntime {
   outage?: RedisOutageLog;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  /** Which decisions go to the decision log (absent: those of policies that ask). */
+  decisionLog?: DecisionLogMode;
 }
 
 /** A BullMQ worker for one stage: parse the job, run its handler, pass the outcome on. */
@@ -196,5 +199,12 @@ export async function endFailedJob(stage: Stage, job: Job, runtime: StageWorkerR
 
 /** What finalizing (and answering a failed job) needs from a stage worker's runtime. */
 function finalizeDepsOf(runtime: StageWorkerRuntime): AnswerFailedJobDeps {
-  return { results: runtime.results, queues: runtime.queues, programs: runtime.deps.programs, now: runtime.deps.now, logger: runtime.logger };
+  return {
+    results: runtime.results,
+    queues: runtime.queues,
+    programs: runtime.deps.programs,
+    now: runtime.deps.now,
+    logger: runtime.logger,
+    ...(runtime.decisionLog ? { decisionLog: runtime.decisionLog } : {}),
+  };
 }

@@ -19,10 +19,11 @@ export {
   type ArchiveJob,
   type FeedbackJob,
 } from './stage-job';
-export { ResultStore, METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, type ReplyMessage, type DecisionToSave, type JobFence, type SaveDecisionOutcome, type HashWrite } from './result-store';
+export { ResultStore, METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, DEFAULT_DECISION_LOG_RETENTION, type DecisionLogRetention, type ReplyMessage, type DecisionToSave, type JobFence, type SaveDecisionOutcome, type HashWrite } from './result-store';
 export { CHECK_CHUNK_JOB, MAX_CHUNK_CHECKS, CheckChunkJobSchema, newChunkJobId, chunkJobIdOf, checksCarried, type CheckChunkJob } from './check-chunk';
 export { recordCheckChunks, chunkJobOfCheck } from './check-chunk-locator';
 export { ReplyListener } from './reply-listener';
+export { DecisionLog, type DecisionLogQuery } from './decision-log';
 export { QueueSet, DEFAULT_JOB_OPTIONS } from './queue-set';
 export { newPipelineState, enqueueCompile, type NewStateInput } from './new-pipeline-state';
 export { RedisScript } from './redis-script';

@@ -8,6 +8,8 @@ export function keys(prefix: string) {
     /** A job's payload, stored once when it first hops between stages. */
     jobPayload: (tenant: string, id: string) => `${prefix}:${tenant}:job-payload:${id}`,
     idempotencyBinding: (tenant: string, id: string) => `${prefix}:${tenant}:idempotency:${id}`,
+    /** The tenant's decision log: a stream of the decisions recorded, with their jobs (see DecisionLog). */
+    decisionLog: (tenant: string) => `${prefix}:${tenant}:decision-log`,
     /** The chunk job carrying a check (only when its producer records it: locateChecks). */
     checkChunk: (tenant: string, id: string) => `${prefix}:${tenant}:check-chunk:${id}`,
     compileResult: (tenant: string, id: string) => `${prefix}:${tenant}:compile:${id}`,

@@ -13,6 +13,7 @@ export interface NewStateInput {
   batchId?: string | null;
   trace: Record<string, string>;
   submittedAt: number;
+  logDecision?: boolean;
 }
 
 /** The state a job starts its trip through the stages with. */
@@ -29,6 +30,7 @@ export function newPipelineState(input: NewStateInput): PipelineState {
     batchId: input.batchId ?? null,
     trace: input.trace,
     submittedAt: input.submittedAt,
+    logDecision: input.logDecision ?? false,
     step: 0,
     demonstrations: [],
     plan: null,

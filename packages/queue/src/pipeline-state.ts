@@ -71,6 +71,8 @@ export const PipelineStateSchema = z.object({
    * every hop job holding (and BullMQ keeping for an hour) its own copy.
    */
   jobStored: z.boolean().default(false),
+  /** The policy asks for its decisions to be recorded in the tenant's decision log (policy.decisionLog). */
+  logDecision: z.boolean().default(false),
   rails: z
     .object({
       rules: z.array(z.string()),

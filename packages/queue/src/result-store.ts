@@ -33,13 +33,18 @@ export interface ReplyMessage {
 // Announcements are grouped by reply channel: one PUBLISH per channel, carrying one message, or
 // a JSON array of them when several checks of one client were decided together.
 //
+// A decision the policy asks to record is appended, with its job, to the tenant's decision log (a
+// stream), only if it is the first; each log touched is trimmed, exactly, to its entry cap (XADD
+// MAXLEN) and its age cap (XTRIM MINID: entry ids are Redis' clock in ms).
+//
 // KEYS: [1] decision counts, [2] fence lock, then SAVE_KEYS per decision: decision, batch counts,
-// batch results, tenant in-flight set, tenant policy labels, approval record.
-// ARGV: [1] ttl s, [2] fence token, [3] policies per tenant, then SAVE_ARGS per decision: decision
-// JSON, count field, count field past the policy cap, reply channel, message, batch outcome, id,
-// policy id, approval record ttl ms, approval record pairs (JSON array).
-const SAVE_KEYS = 6;
-const SAVE_ARGS = 10;
+// batch results, tenant in-flight set, tenant policy labels, approval record, decision log.
+// ARGV: [1] ttl s, [2] fence token, [3] policies per tenant, [4] log entries cap, [5] oldest log
+// entry id kept (ms), then SAVE_ARGS per decision: decision JSON, count field, count field past
+// the policy cap, reply channel, message, batch outcome, id, policy id, approval record ttl ms,
+// approval record pairs (JSON array), log entry JSON.
+const SAVE_KEYS = 7;
+const SAVE_ARGS = 11;
 const SAVE_DECISIONS = new RedisScript(
   'save-decisions',
   `
@@ -47,6 +52,7 @@ if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return -1 end
 local ttl = ARGV[1]
 local maxPolicies = tonumber(ARGV[3])
 local results = {}
+local logs, logOrder = {}, {}
 -- Per chunk, not per check: in-flight removals by set, counts by field, announcements by channel,
 -- and whether a tenant's policy has a label of its own (a set and a policy id, asked once).
 local leaving, leavingOrder = {}, {}
@@ -65,7 +71,7 @@ end
 local n = (#KEYS - 2) / ${SAVE_KEYS}
 for i = 0, n - 1 do
   local k = 2 + i * ${SAVE_KEYS}
-  local a = 3 + i * ${SAVE_ARGS}
+  local a = 5 + i * ${SAVE_ARGS}
   local id = ARGV[a + 7]
   append(leaving, leavingOrder, KEYS[k + 4], id)
   local ok = redis.call('SET', KEYS[k + 1], ARGV[a + 1], 'EX', ttl, 'NX')
@@ -101,6 +107,13 @@ for i = 0, n - 1 do
       redis.call('HSET', KEYS[k + 6], unpack(cjson.decode(ARGV[a + 10])))
       redis.call('PEXPIRE', KEYS[k + 6], ARGV[a + 9])
     end
+    if ARGV[a + 11] ~= '' then
+      redis.call('XADD', KEYS[k + 7], 'MAXLEN', ARGV[4], '*', 'e', ARGV[a + 11])
+      if not logs[KEYS[k + 7]] then
+        logs[KEYS[k + 7]] = true
+        logOrder[#logOrder + 1] = KEYS[k + 7]
+      end
+    end
     if ARGV[a + 4] ~= '' then append(channels, channelOrder, ARGV[a + 4], ARGV[a + 5]) end
     results[i + 1] = 1
   else
@@ -109,6 +122,7 @@ for i = 0, n - 1 do
 end
 -- A check leaves its tenant's in-flight set whether or not its decision was the first.
 for _, set in ipairs(leavingOrder) do redis.call('ZREM', set, unpack(leaving[set])) end
+for _, log in ipairs(logOrder) do redis.call('XTRIM', log, 'MINID', ARGV[5]) end
 for _, field in ipairs(countOrder) do redis.call('HINCRBY', KEYS[1], field, counts[field]) end
 for _, channel in ipairs(channelOrder) do
   local list = channels[channel]
@@ -143,7 +157,17 @@ export interface SaveDecisionOptions {
 /** One decision of a saveDecisions call, with where it goes. */
 export interface DecisionToSave extends Omit<SaveDecisionOptions, 'fence'> {
   decision: Decision;
+  /** Its decision log entry (JSON), appended only if this decision is stored (see DecisionLog). */
+  logEntry?: string | null;
 }
+
+/** How much of each tenant's decision log is kept. */
+export interface DecisionLogRetention {
+  maxEntries: number;
+  maxAgeSeconds: number;
+}
+
+export const DEFAULT_DECISION_LOG_RETENTION: DecisionLogRetention = { maxEntries: 100_000, maxAgeSeconds: 7 * 86_400 };
 
 /** A Redis hash (with its expiry) to write together with something else, atomically. */
 export interface HashWrite {
@@ -171,6 +195,8 @@ export class ResultStore {
     private readonly redis: Redis,
     prefix: string,
     private readonly ttlSeconds: number,
+    private readonly logRetention: DecisionLogRetention = DEFAULT_DECISION_LOG_RETENTION,
+    private readonly now: () => number = Date.now,
   ) {
     this.keys = keys(prefix);
   }
@@ -190,8 +216,9 @@ export class ResultStore {
   async saveDecisions(entries: readonly DecisionToSave[], fence: JobFence | null = null): Promise<SaveDecisionOutcome[]> {
     if (entries.length === 0) return [];
     const keys: string[] = [this.keys.metricsDecisions(), fence?.lockKey ?? this.keys.metricsDecisions()];
-    const args: string[] = [String(this.ttlSeconds), fence?.token ?? '', String(METRIC_POLICIES_PER_TENANT)];
-    for (const { decision, tenant, replyTo, batchId, record } of entries) {
+    const oldestKept = Math.max(0, this.now() - this.logRetention.maxAgeSeconds * 1000);
+    const args: string[] = [String(this.ttlSeconds), fence?.token ?? '', String(METRIC_POLICIES_PER_TENANT), String(this.logRetention.maxEntries), String(oldestKept)];
+    for (const { decision, tenant, replyTo, batchId, record, logEntry } of entries) {
       const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
       const decisionJson = JSON.stringify(decision);
       // The announcement carries the decision, so the waiting client needs no read.
@@ -203,6 +230,7 @@ export class ResultStore {
         this.keys.jobsInFlight(tenant),
         this.keys.metricsPolicies(tenant),
         record?.key ?? this.keys.metricsDecisions(),
+        this.keys.decisionLog(tenant),
       );
       args.push(
         decisionJson,
@@ -215,6 +243,7 @@ export class ResultStore {
         decision.policy.id,
         record ? String(record.ttlMs) : '',
         record ? JSON.stringify(Object.entries(record.fields).flat()) : '',
+        logEntry ?? '',
       );
     }
     const stored = (await SAVE_DECISIONS.run(this.redis, keys, args)) as number | number[];

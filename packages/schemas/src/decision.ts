@@ -34,8 +34,11 @@ export const DecisionSchema = z.object({
   usage: z.object({ calls: z.number(), promptTokens: z.number(), completionTokens: z.number() }),
   traceId: z.string(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
-  /** Text with PII redacted by the rails, when any was. */
-  redacted: z.object({ input: z.string().optional(), output: z.string().optional() }).optional(),
+  /**
+   * Text with PII redacted by the rails, when any was. A message action's text is under `message`
+   * (and also under its side, `input` or `output`, when the job's own field there had none).
+   */
+  redacted: z.object({ input: z.string().optional(), output: z.string().optional(), message: z.string().optional() }).optional(),
   /** For `pending`: the single-use token that approves exactly this call. */
   approval: z.object({ token: z.string(), expiresAt: z.string() }).optional(),
   createdAt: z.string(),

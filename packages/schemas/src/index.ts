@@ -38,6 +38,7 @@ export {
 } from './policy';
 export { GuardJobSchema, FeedbackCaseSchema, type GuardJob, type GuardJobInput, type FeedbackCase } from './guard-job';
 export { DecisionSchema, UsageSchema, emptyUsage, type Decision, type Usage } from './decision';
+export { DecisionLogEntrySchema, type DecisionLogEntry } from './decision-log-entry';
 export { parseOrThrow, toFieldIssues } from './parse';
 export { parsePolicyText } from './policy-text';
 export { CompileResultSchema, VerificationReportSchema, type CompileResult, type VerificationReport } from './compile-result';

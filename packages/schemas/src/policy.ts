@@ -71,6 +71,11 @@ export const PolicySchema = z
     program: z.string().max(500_000).optional(),
     rails: RailsConfigSchema.optional(),
     limits: PolicyLimitsSchema.optional(),
+    /**
+     * Record this policy's decisions, with each job as the guard saw it, in the tenant's decision
+     * log (`GUARDAGENT_DECISION_LOG=all` records every policy's). Left out of the program digest.
+     */
+    decisionLog: z.boolean().optional(),
   })
   .strict()
   .superRefine((policy, ctx) => {

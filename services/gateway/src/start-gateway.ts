@@ -55,7 +55,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     config: { ...config, redisUrl },
     redis,
     queues,
-    results: new ResultStore(redis, config.prefix, config.resultTtlSeconds),
+    results: new ResultStore(redis, config.prefix, config.resultTtlSeconds, config.decisionLog),
     policies: new PolicyRegistry(redis, config.prefix),
     programs: new ProgramStore(redis, config.prefix),
     memory: new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }),

@@ -131,7 +131,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         // Failed for good and never answered: answer it now, fail-closed, as the sweeper would
         // (first answer wins), rather than calling it running until the next sweep.
         await answerFailedJob(
-          { results: deps.results, queues: deps.queues, programs: deps.programs, now: Date.now, logger: deps.logger },
+          { results: deps.results, queues: deps.queues, programs: deps.programs, now: Date.now, logger: deps.logger, decisionLog: deps.config.decisionLog.record },
           'executor',
           queued.job,
           queued.job.failedReason || 'failed',

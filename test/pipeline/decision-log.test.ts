@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { QueueTransport } from '@guardagent/client';
+import { DecisionLog, ResultStore } from '@guardagent/queue';
+import { parsePolicyText, type Decision, type DecisionLogEntry, type PolicyInput } from '@guardagent/schemas';
+import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
+import { REPO_ROOT, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
+
+const refundDesk = { ...parsePolicyText(readFileSync(join(REPO_ROOT, 'examples/policies/refund-desk.yaml'), 'utf8')), decisionLog: true };
+const agent = { id: 'u-1', roles: ['support_agent'], attributes: { email: 'ann@example.com' } };
+const refunds: PolicyInput = {
+  id: 'refunds',
+  requests: 'Deny any refund over 100.',
+  mode: 'compiled',
+  decisionLog: true,
+  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
+  examples: [
+    { input: 'r', context: { amount: 500 }, label: 1 },
+    { input: 'r', context: { amount: 5 }, label: 0 },
+  ],
+};
+const hotelAge: PolicyInput = { id: 'hotel-age', requests: 'Users under 18 cannot book a hotel.', mode: 'per-request', decisionLog: true };
+const unrecorded: PolicyInput = { ...refunds, id: 'unrecorded', decisionLog: undefined };
+
+describe('the decision log', () => {
+  let llm: FakeLlmServer;
+  let stack: TestStack;
+  let log: DecisionLog;
+  let admin: Redis;
+  const entries = async (tenant = 'default'): Promise<DecisionLogEntry[]> => {
+    const all: DecisionLogEntry[] = [];
+    for await (const entry of log.entries(tenant, { pageSize: 2 })) all.push(entry);
+    return all;
+  };
+  const entryOf = async (decision: Decision): Promise<DecisionLogEntry> => {
+    let found: DecisionLogEntry | undefined;
+    await waitFor(async () => (found = (await entries()).find((e) => e.id === decision.id)) !== undefined, 10_000, `log entry of ${decision.id}`);
+    return found!;
+  };
+
+  beforeAll(async () => {
+    llm = await startFakeLlmServer();
+    stack = await startTestStack({ llm: testLlm(llm.baseURL) });
+    admin = new Redis(stack.redisUrl);
+    log = new DecisionLog(admin, stack.prefix);
+    await stack.client.putPolicy(refundDesk);
+    await stack.client.putPolicy(hotelAge);
+    expect((await stack.client.compile(refunds, { timeoutMs: 60_000 })).status).toBe('promoted');
+    expect((await stack.client.compile(unrecorded, { timeoutMs: 60_000 })).status).toBe('promoted');
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await stack?.stop();
+    await llm?.close();
+  });
+
+  it('records a compiled decision with the policy and program digests that decided it', async () => {
+    const decision = await stack.client.check({ policy: 'refunds', input: 'refund please', context: { amount: 500, ticket: 'T-1' } });
+    const entry = await entryOf(decision);
+    expect(entry).toMatchObject({
+      id: decision.id,
+      policy: decision.policy,
+      decision: 'deny',
+      status: 'ok',
+      layer: 'guardagent',
+      mode: 'compiled',
+      reasons: ['over 100'],
+      job: { input: 'refund please', output: '', context: { amount: 500, ticket: 'T-1' } },
+    });
+    expect(entry.policy.programDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(entry.timings.total).toBeGreaterThanOrEqual(0);
+  });
+
+  it('records rails decisions as the guard saw them: never an approval token, never the card number the rails redacted', async () => {
+    const pending = await stack.client.check({ policy: 'refund-desk', subject: agent, action: { kind: 'tool_call', tool: 'issue_refund', args: { user_id: 'u-1', amount: 80, reason: 'broken' } } });
+    expect(pending.decision).toBe('pending');
+    const token = pending.approval!.token;
+    const retried = await stack.client.check({
+      policy: 'refund-desk',
+      subject: agent,
+      action: { kind: 'tool_call', tool: 'issue_refund', args: { user_id: 'u-1', amount: 80, reason: 'broken' } },
+      context: { approvalToken: token, channel: 'chat' },
+    });
+    const card = await stack.client.check({
+      policy: 'refund-desk',
+      subject: agent,
+      action: { kind: 'message', role: 'assistant', text: 'Your card 4111 1111 1111 1111 was refunded.' },
+    });
+    expect(card.redacted?.output).toContain('[REDACTED:card]');
+    const [pendingEntry, retriedEntry, cardEntry] = [await entryOf(pending), await entryOf(retried), await entryOf(card)];
+    expect(pendingEntry).toMatchObject({ decision: 'pending', layer: 'rails', rules: pending.rules });
+    expect(retriedEntry.job?.context).toEqual({ channel: 'chat' });
+    expect(cardEntry.job?.action).toMatchObject({ kind: 'message', text: expect.stringContaining('[REDACTED:card]') });
+    const everything = JSON.stringify(await entries());
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain('4111 1111 1111 1111');
+  });
+
+  it('records a per-request decision, and nothing of a policy that did not ask', async () => {
+    llm.enqueue(
+      { content: '1. Key points: age >= 18.\n2. Applies.\n3. Output books.\n4. Compare.' },
+      { content: "```javascript\nreturn /age: 1\\d/.test(input) ? { deny: true, reasons: ['under 18'] } : { deny: false, reasons: [] };\n```" },
+    );
+    const perRequest = await stack.client.check({ policy: 'hotel-age', input: 'Task: book a hotel\nage: 15', output: 'ACTION: CLICK Book' }, { timeoutMs: 30_000 });
+    expect(perRequest).toMatchObject({ decision: 'deny', mode: 'per-request' });
+    expect(await entryOf(perRequest)).toMatchObject({ mode: 'per-request', job: { input: 'Task: book a hotel\nage: 15', output: 'ACTION: CLICK Book' }, reasons: ['under 18'] });
+
+    const skipped = await stack.client.check({ policy: 'unrecorded', input: 'r', context: { amount: 1 } });
+    const marker = await stack.client.check({ policy: 'refunds', input: 'after', context: { amount: 1 } });
+    await entryOf(marker);
+    expect((await entries()).some((e) => e.id === skipped.id)).toBe(false);
+    // Filtering by policy reads only that policy's entries.
+    const perPolicy: DecisionLogEntry[] = [];
+    for await (const entry of log.entries('default', { policyId: 'hotel-age' })) perPolicy.push(entry);
+    expect(perPolicy.map((e) => e.id)).toEqual([perRequest.id]);
+  });
+
+  it("keeps each tenant's log its own", async () => {
+    const other = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'other' });
+    try {
+      expect((await other.compile(refunds, { timeoutMs: 60_000 })).status).toBe('promoted');
+      const theirs = await other.check({ policy: 'refunds', input: 'theirs', context: { amount: 3 } });
+      let otherEntries: DecisionLogEntry[] = [];
+      await waitFor(async () => (otherEntries = await entries('other')).length > 0, 10_000, "the other tenant's entry");
+      expect(otherEntries.map((e) => e.id)).toEqual([theirs.id]);
+      expect((await entries('default')).some((e) => e.id === theirs.id)).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('decision log retention', () => {
+  const decision = (id: string): Decision => ({
+    id,
+    policy: { id: 'p', version: '1', digest: 'd' },
+    decision: 'allow',
+    status: 'ok',
+    layer: 'rails',
+    mode: null,
+    reasons: [],
+    rules: [],
+    details: {},
+    plan: null,
+    code: null,
+    attempts: 0,
+    timings: {},
+    usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+    traceId: '',
+    createdAt: new Date().toISOString(),
+  });
+  const entry = (id: string) =>
+    JSON.stringify({ id, at: new Date().toISOString(), policy: { id: 'p', version: '1', digest: 'd' }, job: { input: id, output: '', context: {} }, decision: 'allow', status: 'ok', layer: 'rails', mode: null, reasons: [], rules: [], timings: {} });
+
+  it('keeps at most maxEntries entries, the newest', async () => {
+    const redis = new Redis(testRedisUrl());
+    const prefix = uniquePrefix('log-size');
+    try {
+      const store = new ResultStore(redis, prefix, 60, { maxEntries: 3, maxAgeSeconds: 3600 });
+      for (let i = 0; i < 7; i++) await store.saveDecisions([{ decision: decision(`d${i}`), tenant: 't', replyTo: null, batchId: null, logEntry: entry(`d${i}`) }]);
+      const ids: string[] = [];
+      for await (const e of new DecisionLog(redis, prefix).entries('t')) ids.push(e.id);
+      expect(ids).toEqual(['d4', 'd5', 'd6']);
+      // A decision stored twice (a re-run) is recorded once.
+      await store.saveDecisions([{ decision: decision('d6'), tenant: 't', replyTo: null, batchId: null, logEntry: entry('d6') }]);
+      expect(await new DecisionLog(redis, prefix).size('t')).toBe(3);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('drops entries older than maxAgeSeconds when the log is next written', async () => {
+    const redis = new Redis(testRedisUrl());
+    const prefix = uniquePrefix('log-age');
+    try {
+      const store = new ResultStore(redis, prefix, 60, { maxEntries: 1000, maxAgeSeconds: 1 });
+      const writtenAt = Date.now();
+      for (const id of ['old1', 'old2']) await store.saveDecisions([{ decision: decision(id), tenant: 't', replyTo: null, batchId: null, logEntry: entry(id) }]);
+      // The retention is by age: the condition is the clock passing it.
+      await waitFor(async () => Date.now() > writtenAt + 1200, 5000, 'the old entries to pass the age cap');
+      await store.saveDecisions([{ decision: decision('new'), tenant: 't', replyTo: null, batchId: null, logEntry: entry('new') }]);
+      const ids: string[] = [];
+      for await (const e of new DecisionLog(redis, prefix).entries('t')) ids.push(e.id);
+      expect(ids).toEqual(['new']);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
