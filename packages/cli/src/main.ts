@@ -11,6 +11,7 @@ import { registerApprove } from './commands/approve';
 import { registerMemory } from './commands/memory';
 import { registerMcp } from './commands/mcp';
 import { registerKeys } from './commands/keys';
+import { registerLog } from './commands/log';
 import { findNpmLauncher } from './process/npm-launcher';
 import { watchLauncher } from './process/watch-launcher';
 
@@ -38,6 +39,7 @@ registerFeedback(program);
 registerEval(program);
 registerDemo(program);
 registerApprove(program);
+registerLog(program);
 registerMemory(program);
 registerMcp(program);
 registerKeys(program);

@@ -45,3 +45,4 @@ export { CompileResultSchema, VerificationReportSchema, type CompileResult, type
 export { BatchStatusSchema, type BatchStatus, type BatchState } from './batch-status';
 export { canonicalJson, sha256 } from './canonical-json';
 export { guardContext } from './guard-context';
+export { parseSince } from './since';

@@ -13,6 +13,7 @@ import { scopeGrants } from './key-scopes';
 import { ADMIN_TENANT } from './tenant-store';
 import { keyRoutes } from './routes/key-routes';
 import { batchRoutes } from './routes/batch-routes';
+import { decisionLogRoutes } from './routes/decision-log-routes';
 import { checkRoutes } from './routes/check-routes';
 import { demonstrationRoutes } from './routes/demonstration-routes';
 import { operationRoutes } from './routes/operation-routes';
@@ -58,6 +59,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const routes: AnyRouteSpec[] = [
     ...checkRoutes(deps),
     ...batchRoutes(deps),
+    ...decisionLogRoutes(deps),
     ...policyRoutes(deps),
     ...demonstrationRoutes(deps),
     ...tenantRoutes(deps),
