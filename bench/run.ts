@@ -19,6 +19,7 @@ import { runSandbox } from './sections/sandbox';
 import { runAdversarial } from './sections/adversarial';
 import { runBatchBench } from './sections/batch';
 import { runCluster } from './sections/cluster';
+import { runDecisionLog } from './sections/decision-log';
 
 /**
  * `npm run bench [-- --json]`: every number of docs/performance.md from one run on this machine.
@@ -78,6 +79,9 @@ try {
   }
   if (wants('batch')) Object.assign(results, await runBatchBench({ redisUrl, prefix: prefix('batch'), jobs: scaled(100_000, 2000), executors: 2, workDir }));
   if (wants('cluster')) Object.assign(results, await runCluster({ prefix: prefix('cluster'), workload, jobs: scaled(20_000, 1000), inFlight: 2000, workDir }));
+  if (wants('decision-log')) {
+    Object.assign(results, await runDecisionLog({ redisUrl, prefix: prefix('decision-log'), workload, serialSamples: scaled(500, 50), burstJobs: scaled(5000, 500), workDir }));
+  }
   if (wants('sandbox')) Object.assign(results, await runSandbox(workload, scaled(5000, 500)));
   if (wants('per-request')) Object.assign(results, await runPerRequest({ redisUrl, prefix: prefix('per-request'), samples: scaled(30, 10) }));
   if (wants('rails')) Object.assign(results, await runRails({ redisUrl, prefix: prefix('rails'), samples: scaled(1000, 100), workDir }));

@@ -16,11 +16,19 @@ export interface ExecutorProcess extends SpawnedNode {
 const NO_LLM = { GUARDAGENT_LLM_BASE_URL: '', GUARDAGENT_LLM_API_KEY: '', OPENAI_API_KEY: '', GUARDAGENT_LLM_MODEL: '' };
 
 /** Start one executor service process (optionally under --cpu-prof) with the Redis command counter preloaded. */
-export function startExecutor(options: { redisUrl: string; prefix: string; index: number; workDir: string; profileDir: string | null }): ExecutorProcess {
+export function startExecutor(options: {
+  redisUrl: string;
+  prefix: string;
+  index: number;
+  workDir: string;
+  profileDir: string | null;
+  /** More environment for the executor (e.g. GUARDAGENT_DECISION_LOG). */
+  env?: Record<string, string>;
+}): ExecutorProcess {
   const countFile = join(options.workDir, `executor-${options.index}-redis-counts.json`);
   const node = spawnService(
     'executor',
-    { REDIS_URL: options.redisUrl, GUARDAGENT_PREFIX: options.prefix, BENCH_REDIS_COUNT_FILE: countFile, ...NO_LLM },
+    { REDIS_URL: options.redisUrl, GUARDAGENT_PREFIX: options.prefix, BENCH_REDIS_COUNT_FILE: countFile, ...NO_LLM, ...options.env },
     {
       preload: [COUNTER_PRELOAD],
       // One directory per process: Node writes one profile per thread (main + the ESM loader-hooks thread of tsx).

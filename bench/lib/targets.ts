@@ -22,6 +22,7 @@ export const TARGETS: readonly Target[] = [
   { key: 'redis_us_per_check', op: '<=', bound: 15, describe: '≤ 15 µs' },
   { key: 'batch_throughput', op: '>=', bound: 15_000, describe: '≥ 15,000/s' },
   { key: 'compiled_p50_vs_raw_hop', op: '<=', bound: 1.1, describe: '≤ 1.1 × raw hop p50' },
+  { key: 'decision_log_p50_ratio', op: '<=', bound: 1.1, describe: '≤ 1.1 × log off' },
   { key: 'sandbox_run_us', op: '<=', bound: 50, describe: '≤ 50 µs' },
   { key: 'per_request_overhead_ms', op: '<=', bound: 15, describe: '≤ 15 ms' },
   { key: 'rails_check_p50_ms', op: '<=', bound: 2, describe: '≤ 2 ms' },
