@@ -5,7 +5,7 @@ import { startRedisCluster } from '@guardagent/local-redis';
 import { startExecutor, waitForExecutors } from '../lib/executors';
 import { log } from '../lib/log';
 import type { M2wWorkload } from '../lib/m2w-jobs';
-import { CpuSampler, type CpuSplit } from '../lib/proc-cpu';
+import { CpuSampler, type CpuSplit, type CpuTarget } from '../lib/proc-cpu';
 import { quantile, round } from '../lib/stats';
 import { checkBurst } from './compiled';
 
@@ -40,7 +40,7 @@ export async function runCluster(o: ClusterOptions): Promise<ClusterResult> {
     const check = (job: M2wWorkload['jobs'][number]) => client.check({ policy: o.workload.policy.id, input: job.input, output: job.output });
     await checkBurst(check, o.workload.jobs, Math.min(2000, o.jobs), o.inFlight);
 
-    const pids: Record<string, number> = { client: process.pid, executor1: executor.pid };
+    const pids: Record<string, CpuTarget> = { client: process.pid, executor1: executor.pid, sandbox1: { descendantsOf: executor.pid } };
     for (const [i, node] of cluster.nodes.entries()) {
       const admin = new Redis(node.port, node.host);
       try {

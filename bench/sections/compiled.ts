@@ -5,7 +5,7 @@ import { childCounts } from '../lib/child-counts';
 import { startExecutor, waitForExecutors, type ExecutorProcess } from '../lib/executors';
 import { log } from '../lib/log';
 import type { M2wWorkload } from '../lib/m2w-jobs';
-import { CpuSampler, type CpuSplit } from '../lib/proc-cpu';
+import { CpuSampler, type CpuSplit, type CpuTarget } from '../lib/proc-cpu';
 import { countsPerItem, installRedisCommandCounter, type RedisCommandCounts } from '../lib/redis-command-counter';
 import { commandCalls, commandsPerItem, meanKeyBytes, usedMemoryBytes, type ServerCommandsPerItem } from '../lib/redis-stats';
 import { cpuCeiling } from '../lib/proc-cpu';
@@ -72,23 +72,33 @@ export interface CompiledResult {
 export interface ScalingRow {
   executors: number;
   throughput: number;
-  us_per_check: { client: number; redis: number; executors: number[] };
-  /** Checks/s if only this resource were the limit: one core for the client and for Redis, one core per executor process. */
+  /** CPU µs per check: client, Redis, each executor process, and each executor's sandbox worker processes. */
+  us_per_check: { client: number; redis: number; executors: number[]; sandboxes: number[] };
+  /**
+   * Checks/s if only this resource were the limit: one core for the client, one for Redis (it runs
+   * commands on one), and one core per executor process (its event loop); the sandbox workers are
+   * not a separate limit (they are as many as the cores).
+   */
   ceiling_per_s: { client: number; redis: number; executors: number };
+  /** Checks/s the machine's cores could give at the total CPU per check (every process above). */
+  machine_ceiling_per_s: number;
 }
 
 /** One line of the executor scaling table from a burst's CPU split. */
 function scalingRow(executors: number, burst: BurstResult): ScalingRow {
   const us = burst.cpu.usPerItem;
-  const perExecutor = Object.entries(us)
-    .filter(([name]) => name.startsWith('executor'))
-    .map(([, value]) => value);
-  const executorUs = perExecutor.reduce((a, b) => a + b, 0);
+  const of = (prefix: string) =>
+    Object.entries(us)
+      .filter(([name]) => name.startsWith(prefix))
+      .map(([, value]) => value);
+  const perExecutor = of('executor');
+  const slowest = Math.max(...perExecutor);
   return {
     executors,
     throughput: burst.throughput,
-    us_per_check: { client: us.client, redis: us.redis, executors: perExecutor },
-    ceiling_per_s: { client: Math.round(1e6 / us.client), redis: Math.round(1e6 / us.redis), executors: Math.round((1e6 * executors) / executorUs) },
+    us_per_check: { client: us.client, redis: us.redis, executors: perExecutor, sandboxes: of('sandbox') },
+    ceiling_per_s: { client: Math.round(1e6 / us.client), redis: Math.round(1e6 / us.redis), executors: Math.round(1e6 / slowest) },
+    machine_ceiling_per_s: burst.cpuBoundCeiling,
   };
 }
 
@@ -124,8 +134,12 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
 
     const burst = async (label: string): Promise<BurstResult> => {
       await checkBurst(check, o.workload.jobs, Math.min(2000, o.jobs), o.inFlight); // warm the JIT at this concurrency
-      const pids: Record<string, number> = { client: process.pid, redis: o.redisPid };
-      executors.forEach((e, i) => (pids[`executor${i + 1}`] = e.pid));
+      const pids: Record<string, CpuTarget> = { client: process.pid, redis: o.redisPid };
+      executors.forEach((e, i) => {
+        pids[`executor${i + 1}`] = e.pid;
+        // Its sandbox worker processes: guard code and the toolbox run there.
+        pids[`sandbox${i + 1}`] = { descendantsOf: e.pid };
+      });
       const cpu = new CpuSampler(pids);
       const beforeClient = clientCounts();
       const beforeExecutors = await Promise.all(executors.map((e) => childCounts(e, e.countFile)));
