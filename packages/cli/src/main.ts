@@ -12,6 +12,7 @@ import { registerMemory } from './commands/memory';
 import { registerMcp } from './commands/mcp';
 import { registerKeys } from './commands/keys';
 import { registerLog } from './commands/log';
+import { registerReplay } from './commands/replay';
 import { findNpmLauncher } from './process/npm-launcher';
 import { watchLauncher } from './process/watch-launcher';
 
@@ -40,6 +41,7 @@ registerEval(program);
 registerDemo(program);
 registerApprove(program);
 registerLog(program);
+registerReplay(program);
 registerMemory(program);
 registerMcp(program);
 registerKeys(program);

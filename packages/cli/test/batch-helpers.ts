@@ -48,7 +48,12 @@ export interface BatchRun {
 
 /** Run `guardagent batch ...` as a child process, the way an operator would. */
 export function startBatch(args: string[], env: Record<string, string>): BatchRun {
-  const child = spawn(process.execPath, [BIN, 'batch', ...args], {
+  return startCli(['batch', ...args], env);
+}
+
+/** Run `guardagent <args>` as a child process. */
+export function startCli(args: string[], env: Record<string, string>): BatchRun {
+  const child = spawn(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,6 +70,10 @@ export function startBatch(args: string[], env: Record<string, string>): BatchRu
 
 export function runBatch(args: string[], env: Record<string, string>) {
   return startBatch(args, env).done;
+}
+
+export function runCli(args: string[], env: Record<string, string>) {
+  return startCli(args, env).done;
 }
 
 /** The `batch summary` block of stderr as numbers (first number of each row). */

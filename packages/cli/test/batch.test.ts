@@ -150,6 +150,7 @@ describe('decision lines, keys and exit codes', () => {
       decision: 'allow',
       status: 'guard_error',
       reasons: ['r'],
+      rules: [],
       layer: 'none',
       mode: null,
       details: { k: 1 },
@@ -278,7 +279,7 @@ describe('guardagent batch (child process, real pipeline)', () => {
     expect(byId.get('s15')).toMatchObject({ decision: 'deny', status: 'ok', reasons: ['bad word'] });
     expect(byId.get('s25')).toMatchObject({ decision: 'deny', status: 'guard_error' }); // failMode closed
     expect((byId.get('s25')!.error as { code: string }).code).toBeTruthy();
-    expect(Object.keys(byId.get('s5')!).sort()).toEqual(['decision', 'details', 'id', 'layer', 'mode', 'reasons', 'status']);
+    expect(Object.keys(byId.get('s5')!).sort()).toEqual(['decision', 'details', 'id', 'layer', 'mode', 'reasons', 'rules', 'status']);
 
     // Everything decided: a second run skips all 30, and still exits 1 for the guard errors in --out.
     const again = await runBatch(['--policy', policy, '--in', input, '--out', out], env());

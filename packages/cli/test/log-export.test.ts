@@ -1,24 +1,14 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ResultStore } from '@guardagent/queue';
 import type { Decision } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { BIN, REPO_ROOT, deletePrefix } from './batch-helpers';
+import { deletePrefix, runCli } from './batch-helpers';
 
 const prefix = uniquePrefix('log-export');
 let redis: Redis;
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: testRedisUrl(), GUARDAGENT_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args, { REDIS_URL: testRedisUrl(), GUARDAGENT_PREFIX: prefix });
 
 const decision = (id: string, policy: string): Decision => ({
   id,

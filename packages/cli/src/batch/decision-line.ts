@@ -6,6 +6,8 @@ export interface DecisionLine {
   decision: Decision['decision'];
   status: Decision['status'];
   reasons: string[];
+  /** Rail rule ids that fired. */
+  rules: string[];
   layer: Decision['layer'];
   mode: Decision['mode'];
   details: Decision['details'];
@@ -20,6 +22,7 @@ export function decisionLine(id: string, decision: Decision): string {
     decision: decision.decision,
     status: decision.status,
     reasons: decision.reasons,
+    rules: decision.rules,
     layer: decision.layer,
     mode: decision.mode,
     details: decision.details,

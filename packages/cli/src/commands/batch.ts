@@ -1,11 +1,8 @@
 import { Option, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { ValidationError, errorMessage } from '@guardagent/errors';
+import { ValidationError } from '@guardagent/errors';
 import { parsePolicyText } from '@guardagent/schemas';
-import { startLocalStack } from '../local-stack';
-import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
-import { createProgress } from '../progress';
-import { BatchOutputError, BatchRunner, BatchStalledError, assertReadableFile, batchExitCode, batchKey, formatSummary, lockOutput, OUTPUT_LOCK_WAIT_MS } from '../batch';
+import { runBatchCommand } from '../batch/run-batch-command';
 
 interface BatchOptions {
   policy: string;
@@ -21,7 +18,7 @@ interface BatchOptions {
 const EXIT_CODES = `
 Input: JSONL, one job per line: {"id": "...", "input": ..., "output": ..., "context"?, "subject"?, "action"?}.
   Ids are required and unique; the policy comes from --policy (a line may not carry one).
-Output: one line per job, in completion order: {"id","decision","status","reasons","layer","mode","details"}
+Output: one line per job, in completion order: {"id","decision","status","reasons","rules","layer","mode","details"}
   (plus "error" when status is guard_error). Appended and flushed as decisions arrive.
 Resuming: run the same command again. Ids already in --out are skipped; an unfinished last line left
   by a killed run is cut off first. Memory stays bounded for any input size, except one set of the
@@ -60,95 +57,26 @@ export function registerBatch(program: Command): void {
       const maxInFlight = positiveInt(options.concurrency, '--concurrency');
       const idleTimeoutMs = positiveInt(options.idleTimeout, '--idle-timeout');
       const policy = parsePolicyText(readPolicyText(options.policy), options.policy);
-      await assertReadableFile(options.in);
-
-      const controller = new AbortController();
-      // One run per --out: a second run on the same file would decide and write every id again.
-      const unlock = await lockOutput(options.out, {
-        onWait: () => process.stderr.write(`guardagent: ${options.out} is locked by another run, or by one that was killed; waiting up to ${OUTPUT_LOCK_WAIT_MS / 1000} s for it\n`),
-        onLost: (error) => {
-          process.stderr.write(`guardagent: lost the lock on ${options.out} (${errorMessage(error)}); stopping\n`);
-          controller.abort();
-        },
+      await runBatchCommand({
+        policy,
+        inPath: options.in,
+        outPath: options.out,
+        maxInFlight,
+        idleTimeoutMs,
+        remote: Boolean(options.remote),
+        progress: Boolean(options.progress),
+        reportMemory: Boolean(options.reportMemory),
       });
-      let firstSignalAt = 0;
-      const onSignal = () => {
-        // Ctrl-C can reach this process twice (from the terminal, and forwarded by npm when run
-        // through npx): only a second press, a moment later, means "quit at once".
-        if (firstSignalAt) {
-          if (Date.now() - firstSignalAt > 1000) process.exit(130);
-          return;
-        }
-        firstSignalAt = Date.now();
-        // No message here: it would collide with the progress bar; the summary says it.
-        controller.abort();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-
-      let stack: Awaited<ReturnType<typeof startLocalStack>>;
-      try {
-        stack = await startLocalStack({ stages: options.remote ? [] : undefined, serviceName: 'guardagent-batch' });
-      } catch (error) {
-        await unlock();
-        throw error;
-      }
-      try {
-        const ready = await ensurePolicyReady(stack.client, policy);
-        const warning = verificationWarning(ready);
-        if (warning) process.stderr.write(warning);
-        const runner = new BatchRunner({
-          client: stack.client,
-          policyId: ready.id,
-          key: batchKey(options.out, ready.digest),
-          inPath: options.in,
-          outPath: options.out,
-          maxInFlight,
-          idleTimeoutMs,
-          signal: controller.signal,
-          progress: (total) => createProgress({ total, label: 'batch', force: Boolean(options.progress) }),
-        });
-        let result;
-        try {
-          result = await runner.run();
-        } catch (error) {
-          // Bad input files are the caller's to fix (2); anything else stopped a run that can resume (3).
-          if (error instanceof BatchOutputError || error instanceof ValidationError) throw error;
-          const what = error instanceof BatchStalledError ? `${error.code}: ${error.message}` : `the run failed: ${errorMessage(error)}`;
-          process.stderr.write(`guardagent: ${what}\n`);
-          if (!(error instanceof BatchStalledError)) process.stderr.write('guardagent: decisions written so far are kept; run the same command again to resume\n');
-          process.exitCode = 3;
-          return;
-        }
-        process.stderr.write(
-          formatSummary(result.counts, {
-            elapsedMs: result.elapsedMs,
-            truncatedBytes: result.truncatedBytes,
-            ...(options.reportMemory ? { maxRssKb: process.resourceUsage().maxRSS } : {}),
-          }),
-        );
-        if (result.inputError) {
-          process.stderr.write(`guardagent: ${result.inputError.code}: ${result.inputError.message}\n`);
-          process.stderr.write('guardagent: stopped before that line; fix it and run the same command again to resume\n');
-        }
-        if (result.interrupted) process.stderr.write('guardagent: interrupted; decisions that arrived are written; run the same command again to resume\n');
-        process.exitCode = batchExitCode(result);
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        await stack.stop();
-        await unlock();
-      }
     });
 }
 
-function positiveInt(value: string, flag: string): number {
+export function positiveInt(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ValidationError('options', [{ path: flag, message: `must be a positive integer, got '${value}'` }]);
   return n;
 }
 
-function readPolicyText(path: string): string {
+export function readPolicyText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {

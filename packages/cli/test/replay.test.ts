@@ -1,0 +1,86 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { deletePrefix, runCli } from './batch-helpers';
+
+// A recorded log (as `guardagent log export` writes it) under a policy that denies "bad", replayed
+// with the same policy and with a stricter one that also denies "worse".
+const policy = (id: string, words: string[]) => `id: ${id}
+version: 2
+requests: deny inputs with ${words.join(' or ')}
+mode: compiled
+program: |
+  const hit = ${JSON.stringify(words)}.find((w) => input.includes(w));
+  return { deny: Boolean(hit), reasons: hit ? ['says ' + hit] : [] };
+examples:
+  - { id: e1, input: 'this is ${words[0]}', output: '', label: 1, reasons: ['says ${words[0]}'] }
+  - { id: e2, input: 'this is fine', output: '', label: 0 }
+`;
+const inputs = ['fine 1', 'bad 2', 'worse 3', 'fine 4', 'worse 5', 'bad and worse 6'];
+const entry = (i: number, input: string) => ({
+  id: `rec-${i}`,
+  at: new Date().toISOString(),
+  policy: { id: 'moderation', version: '1', digest: 'd'.repeat(64) },
+  job: { input, output: '', context: {}, subject: { id: 'u', roles: [i % 2 ? 'agent' : 'bot'], attributes: {} } },
+  decision: input.includes('bad') ? 'deny' : 'allow',
+  status: 'ok',
+  layer: 'guardagent',
+  mode: 'compiled',
+  reasons: input.includes('bad') ? ['says bad'] : [],
+  rules: [],
+  timings: { total: 1 },
+});
+
+let dir: string;
+const prefix = uniquePrefix('replay');
+const env = { REDIS_URL: testRedisUrl(), GUARDAGENT_PREFIX: prefix, GUARDAGENT_LLM_BASE_URL: '' };
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'guardagent-replay-'));
+  const lines = inputs.map((input, i) => entry(i, input));
+  // One entry recorded without its job (it was too large): counted, never replayed.
+  lines.push({ ...entry(99, 'x'), job: null, jobOmitted: 'too large' } as never);
+  await writeFile(join(dir, 'traffic.jsonl'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  await writeFile(join(dir, 'same.yaml'), policy('moderation', ['bad']));
+  await writeFile(join(dir, 'strict.yaml'), policy('moderation', ['worse', 'bad']));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await deletePrefix(testRedisUrl(), prefix);
+});
+
+describe('guardagent replay', () => {
+  it('against a stricter version: reports the exact allow→deny flips with examples, and exits 5 with --fail-on-flip', async () => {
+    const run = await runCli(['replay', '--policy', join(dir, 'strict.yaml'), '--from', join(dir, 'traffic.jsonl'), '--out', join(dir, 'strict.out.jsonl'), '--json', '--fail-on-flip'], env);
+    expect(run.code, run.stderr).toBe(5);
+    const diff = JSON.parse(run.stdout);
+    expect(diff).toMatchObject({ recorded: 7, compared: 6, notReplayable: 1, missing: 0, flips: 2, unchanged: 3 });
+    expect(diff.changes['allow→deny']).toBe(2);
+    expect(diff.changes['deny→allow']).toBe(0);
+    // "bad and worse" stays denied, now for its first hit in the stricter list: another reason.
+    expect(diff.changes['reasons or rules changed']).toBe(1);
+    expect(diff.examples['reasons or rules changed'][0]).toMatchObject({ id: 'rec-5', recorded: { reasons: ['says bad'] }, replayed: { reasons: ['says worse'] } });
+    expect(diff.examples['allow→deny'].map((e: { id: string }) => e.id)).toEqual(['rec-2', 'rec-4']);
+    expect(diff.examples['allow→deny'][0].replayed).toMatchObject({ decision: 'deny', reasons: ['says worse'] });
+    expect(diff.byRole).toEqual({ bot: { 'allow→deny': 2 }, agent: { 'reasons or rules changed': 1 } });
+    expect(diff.byRule).toEqual({ '(no rule)': { 'allow→deny': 2, 'reasons or rules changed': 1 } });
+  });
+
+  it('against the same version: no flips, exit 0; the text diff says so', async () => {
+    const run = await runCli(['replay', '--policy', join(dir, 'same.yaml'), '--from', join(dir, 'traffic.jsonl'), '--out', join(dir, 'same.out.jsonl'), '--fail-on-flip'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/flips:\s+0/);
+    expect(run.stdout).toMatch(/unchanged:\s+6/);
+    const replayed = (await readFile(join(dir, 'same.out.jsonl'), 'utf8')).trim().split('\n');
+    expect(replayed).toHaveLength(6);
+  });
+
+  it('refuses a file that is not a decision log, naming the line', async () => {
+    await writeFile(join(dir, 'bad-log.jsonl'), `${JSON.stringify(entry(1, 'fine'))}\n{"id": "x"}\n`);
+    const run = await runCli(['replay', '--policy', join(dir, 'same.yaml'), '--from', join(dir, 'bad-log.jsonl'), '--out', join(dir, 'bad.out.jsonl')], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/line 2/);
+  });
+});
