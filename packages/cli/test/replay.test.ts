@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { deletePrefix, runCli } from './batch-helpers';
+import { deletePrefix, runCli, startCli } from './batch-helpers';
 
 // A recorded log (as `guardagent log export` writes it) under a policy that denies "bad", replayed
 // with the same policy and with a stricter one that also denies "worse".
@@ -82,5 +82,40 @@ describe('guardagent replay', () => {
     const run = await runCli(['replay', '--policy', join(dir, 'same.yaml'), '--from', join(dir, 'bad-log.jsonl'), '--out', join(dir, 'bad.out.jsonl')], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/line 2/);
+  });
+
+  it('a replay killed with SIGKILL midway resumes when run again, and its diff counts every entry once', { timeout: 240_000 }, async () => {
+    const total = 4000;
+    const lines = Array.from({ length: total }, (_, i) => JSON.stringify(entry(i, i % 4 === 0 ? `worse ${i}` : i % 4 === 1 ? `bad ${i}` : `fine ${i}`)));
+    await writeFile(join(dir, 'big.jsonl'), `${lines.join('\n')}\n`);
+    const out = join(dir, 'big.out.jsonl');
+    const args = ['replay', '--policy', join(dir, 'strict.yaml'), '--from', join(dir, 'big.jsonl'), '--out', out, '--json', '--fail-on-flip', '--idle-timeout', '90000'];
+    // Jobs the killed run held are handed over once their lock expires: keep that short here.
+    const killEnv = { ...env, GUARDAGENT_LOCK_DURATION_MS: '5000', GUARDAGENT_STALLED_INTERVAL_MS: '2000' };
+    const replayedLines = async () => {
+      try {
+        return (await stat(out)).size === 0 ? 0 : (await readFile(out, 'utf8')).split('\n').length - 1;
+      } catch {
+        return 0;
+      }
+    };
+
+    const first = startCli(args, killEnv);
+    const deadline = Date.now() + 120_000;
+    while ((await replayedLines()) < 800) {
+      if (Date.now() > deadline) throw new Error('the first replay wrote too few decisions');
+      if (first.child.exitCode !== null) throw new Error(`the first replay ended early: ${(await first.done).stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    process.kill(first.child.pid!, 'SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    expect(await replayedLines()).toBeLessThan(total);
+
+    const second = await runCli(args, killEnv);
+    expect(second.code, second.stderr).toBe(5);
+    const diff = JSON.parse(second.stdout);
+    // Every fourth entry ("worse") was allowed and is now denied; nothing else changes.
+    expect(diff).toMatchObject({ recorded: total, compared: total, missing: 0, flips: total / 4, unchanged: (total * 3) / 4 });
+    expect(diff.changes['allow→deny']).toBe(total / 4);
   });
 });
