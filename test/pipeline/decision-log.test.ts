@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { QueueTransport } from '@guardagent/client';
 import { DecisionLog, ResultStore } from '@guardagent/queue';
 import { parsePolicyText, type Decision, type DecisionLogEntry, type PolicyInput } from '@guardagent/schemas';
-import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
+import { startFakeLlmServer, testDecision, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
 import { REPO_ROOT, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
 
 const refundDesk = { ...parsePolicyText(readFileSync(join(REPO_ROOT, 'examples/policies/refund-desk.yaml'), 'utf8')), decisionLog: true };
@@ -133,24 +133,8 @@ describe('the decision log', () => {
 });
 
 describe('decision log retention', () => {
-  const decision = (id: string): Decision => ({
-    id,
-    policy: { id: 'p', version: '1', digest: 'd' },
-    decision: 'allow',
-    status: 'ok',
-    layer: 'rails',
-    mode: null,
-    reasons: [],
-    rules: [],
-    details: {},
-    plan: null,
-    code: null,
-    attempts: 0,
-    timings: {},
-    usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-    traceId: '',
-    createdAt: new Date().toISOString(),
-  });
+  const decision = (id: string): Decision => testDecision(id, { decision: 'allow', policy: { id: 'p', version: '1', digest: 'd' } });
+
   const entry = (id: string) =>
     JSON.stringify({ id, at: new Date().toISOString(), policy: { id: 'p', version: '1', digest: 'd' }, job: { input: id, output: '', context: {} }, decision: 'allow', status: 'ok', layer: 'rails', mode: null, reasons: [], rules: [], timings: {} });
 

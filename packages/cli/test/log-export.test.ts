@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ResultStore } from '@guardagent/queue';
 import type { Decision } from '@guardagent/schemas';
-import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { testDecision, testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { deletePrefix, runCli } from './batch-helpers';
 
 const prefix = uniquePrefix('log-export');
@@ -10,24 +10,7 @@ let redis: Redis;
 
 const cli = (args: string[]) => runCli(args, { REDIS_URL: testRedisUrl(), GUARDAGENT_PREFIX: prefix });
 
-const decision = (id: string, policy: string): Decision => ({
-  id,
-  policy: { id: policy, version: '1', digest: 'd' },
-  decision: 'deny',
-  status: 'ok',
-  layer: 'rails',
-  mode: null,
-  reasons: ['r'],
-  rules: ['x'],
-  details: {},
-  plan: null,
-  code: null,
-  attempts: 0,
-  timings: { total: 1 },
-  usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-  traceId: '',
-  createdAt: new Date().toISOString(),
-});
+const decision = (id: string, policy: string): Decision => testDecision(id, { policy: { id: policy, version: '1', digest: 'd' }, reasons: ['r'], rules: ['x'], timings: { total: 1 } });
 const entry = (d: Decision) => JSON.stringify({ id: d.id, at: d.createdAt, policy: d.policy, job: { input: `in ${d.id}`, output: '', context: {} }, decision: d.decision, status: d.status, layer: d.layer, mode: d.mode, reasons: d.reasons, rules: d.rules, timings: d.timings });
 
 beforeAll(async () => {

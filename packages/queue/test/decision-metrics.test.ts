@@ -1,29 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { testDecision, testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { METRIC_POLICIES_PER_TENANT, OTHER_POLICIES_LABEL, ResultStore, keys } from '../src/index';
 
 const redis = new Redis(testRedisUrl());
 afterAll(() => redis.disconnect());
 
-const decision = (id: string, policy: string) => ({
-  id,
-  policy: { id: policy, version: '1', digest: 'd', programDigest: 'p' },
-  decision: 'deny' as const,
-  status: 'ok' as const,
-  layer: 'rails' as const,
-  mode: null,
-  reasons: [],
-  rules: [],
-  details: {},
-  plan: null,
-  code: null,
-  attempts: 0,
-  timings: {},
-  usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-  traceId: '0'.repeat(32),
-  createdAt: new Date().toISOString(),
-});
+const decision = (id: string, policy: string) => testDecision(id, { policy: { id: policy, version: '1', digest: 'd', programDigest: 'p' } });
 
 describe('decision counts', () => {
   it(`label at most ${METRIC_POLICIES_PER_TENANT} policy ids per tenant; the rest count as ${OTHER_POLICIES_LABEL}`, async () => {
