@@ -77,6 +77,9 @@ export interface QueueTransportOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** A job's policy: its current version, and the id's shadow version (enforcement: shadow) if any. */
+type ResolvedPolicy = RegisteredPolicy & { shadow: RegisteredPolicy | null };
+
 /**
  * Called with the ids of jobs about to be queued, after validation and before anything is
  * written; throwing refuses them all. The gateway admits them against the tenant's quotas here.
@@ -92,7 +95,7 @@ const DUPLICATE_POLL_MS = 250;
 export class QueueTransport implements GuardTransport {
   readonly tenant: string;
   readonly prefix: string;
-  private readonly policyCache = new LRUCache<string, { registered: RegisteredPolicy; at: number }>({ max: 10_000 });
+  private readonly policyCache = new LRUCache<string, { registered: ResolvedPolicy; at: number }>({ max: 10_000 });
   private queueEvents: QueueEvents | null = null;
   private queueEventsConnection: Redis | null = null;
   private readonly closing = new AbortController();
@@ -399,16 +402,18 @@ export class QueueTransport implements GuardTransport {
     this.subscriber.disconnect();
   }
 
-  private async resolvePolicy(job: GuardJob): Promise<RegisteredPolicy> {
-    if (typeof job.policy !== 'string') return this.policies.storeSnapshot(this.tenant, job.policy);
+  /** The policy a job names (its current version), with the id's shadow version if it has one. */
+  private async resolvePolicy(job: GuardJob): Promise<ResolvedPolicy> {
+    if (typeof job.policy !== 'string') return { ...(await this.policies.storeSnapshot(this.tenant, job.policy)), shadow: null };
     const cached = this.policyCache.get(job.policy);
     if (cached && Date.now() - cached.at < this.options.policyCacheMs) return cached.registered;
-    const registered = await this.policies.get(this.tenant, job.policy);
+    const [current, shadow] = await Promise.all([this.policies.get(this.tenant, job.policy), this.policies.getShadow(this.tenant, job.policy)]);
+    const registered = { ...current, shadow };
     this.policyCache.set(job.policy, { registered, at: Date.now() });
     return registered;
   }
 
-  private newState(id: string, job: GuardJob, registered: RegisteredPolicy, replyTo: string | null, batchId: string | null, submittedAt: number): PipelineState {
+  private newState(id: string, job: GuardJob, registered: ResolvedPolicy, replyTo: string | null, batchId: string | null, submittedAt: number): PipelineState {
     const root = startJobTrace('guardagent.submit', { 'guardagent.job.id': id, 'guardagent.policy.id': registered.policy.id });
     root.end();
     return newPipelineState({
@@ -433,6 +438,9 @@ export class QueueTransport implements GuardTransport {
       trace: root.carrier,
       submittedAt,
       logDecision: registered.policy.decisionLog ?? false,
+      shadow: registered.shadow
+        ? { id: registered.shadow.policy.id, version: registered.shadow.policy.version, digest: registered.shadow.digest, programDigest: registered.shadow.programDigest }
+        : null,
     });
   }
 

@@ -17,7 +17,9 @@ export function parseRedisTarget(target: string): RedisTarget {
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`expected redis://, rediss:// or redis-cluster://, got ${url.protocol}//`);
     return { kind: 'single', url: target };
   }
-  const rest = target.slice(CLUSTER_SCHEME.length).replace(/\/+$/, '');
+  let end = target.length;
+  while (end > CLUSTER_SCHEME.length && target[end - 1] === '/') end--; // trailing slashes, in linear time
+  const rest = target.slice(CLUSTER_SCHEME.length, end);
   const at = rest.lastIndexOf('@');
   const credentials = at >= 0 ? rest.slice(0, at) : '';
   const nodes = (at >= 0 ? rest.slice(at + 1) : rest).split(',').map((node) => {

@@ -36,8 +36,16 @@ export function buildDecision(state: PipelineState, draft: DecisionDraft, policy
     ...(draft.error ? { error: draft.error } : {}),
     ...(draft.redacted ?? state.rails?.redacted ? { redacted: draft.redacted ?? state.rails?.redacted } : {}),
     ...(draft.approval ? { approval: draft.approval } : {}),
+    ...(state.shadowResult ? { shadow: withAgreement(state.shadowResult, draft) } : {}),
     createdAt: new Date(now).toISOString(),
   };
+}
+
+/** The shadow's decision, saying whether it agrees with the enforcing one (null when it could not decide). */
+function withAgreement(shadow: NonNullable<PipelineState['shadowResult']>, draft: DecisionDraft): NonNullable<Decision['shadow']> {
+  if (shadow.status === 'undecided') return { ...shadow, agrees: null };
+  const sameStatus = (shadow.status === 'guard_error') === (draft.status === 'guard_error');
+  return { ...shadow, agrees: sameStatus && shadow.decision === draft.verdict };
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -52,6 +52,7 @@ export function decisionLogEntry(state: PipelineState, decision: Decision): stri
     reasons: decision.reasons,
     rules: decision.rules,
     ...(decision.error ? { error: decision.error } : {}),
+    ...(decision.shadow ? { shadow: decision.shadow } : {}),
     timings: decision.timings,
   };
   const text = JSON.stringify(entry);

@@ -16,6 +16,10 @@ export function keys(prefix: string) {
     replyChannel: (clientId: string) => `${prefix}:replies:${clientId}`,
     policyCurrent: (tenant: string, id: string) => `${prefix}:${tenant}:policy:${id}`,
     policyIndex: (tenant: string) => `${prefix}:${tenant}:policies`,
+    /** The digest of a policy id's shadow version (enforcement: shadow), if it has one. */
+    policyShadow: (tenant: string, id: string) => `${prefix}:${tenant}:policy-shadow:${id}`,
+    /** Shadow decisions counted by `tenant|policy|agree|disagree|undecided`. */
+    metricsShadow: () => `${prefix}:metrics:shadow`,
     policySnapshot: (tenant: string, digest: string) => `${prefix}:${tenant}:policy-snapshot:${digest}`,
     program: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program:${programDigest}`,
     programReport: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program-report:${programDigest}`,

@@ -14,6 +14,7 @@ export interface NewStateInput {
   trace: Record<string, string>;
   submittedAt: number;
   logDecision?: boolean;
+  shadow?: PipelineState['shadow'];
 }
 
 /** The state a job starts its trip through the stages with. */
@@ -31,6 +32,8 @@ export function newPipelineState(input: NewStateInput): PipelineState {
     trace: input.trace,
     submittedAt: input.submittedAt,
     logDecision: input.logDecision ?? false,
+    shadow: input.shadow ?? null,
+    shadowResult: null,
     step: 0,
     demonstrations: [],
     plan: null,

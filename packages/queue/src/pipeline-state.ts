@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ActionSchema, DemonstrationSchema, SubjectSchema, UsageSchema, jsonShapeIssue, sizeIssue } from '@guardagent/schemas';
+import { ActionSchema, DecisionSchema, DemonstrationSchema, SubjectSchema, UsageSchema, jsonShapeIssue, sizeIssue } from '@guardagent/schemas';
+
+const ShadowResultSchema = DecisionSchema.shape.shadow.unwrap();
 
 /** A labelled example the program got wrong during verification; the debugger sees these. */
 export const VerificationFailureSchema = z.object({
@@ -73,6 +75,10 @@ export const PipelineStateSchema = z.object({
   jobStored: z.boolean().default(false),
   /** The policy asks for its decisions to be recorded in the tenant's decision log (policy.decisionLog). */
   logDecision: z.boolean().default(false),
+  /** The policy id's shadow version (enforcement: shadow), decided beside the enforcing one at the check step. */
+  shadow: z.object({ id: z.string(), version: z.string(), digest: z.string(), programDigest: z.string() }).nullable().default(null),
+  /** What the shadow version decided, carried to the final decision. */
+  shadowResult: ShadowResultSchema.nullable().default(null),
   rails: z
     .object({
       rules: z.array(z.string()),

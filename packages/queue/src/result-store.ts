@@ -37,14 +37,18 @@ export interface ReplyMessage {
 // stream), only if it is the first; each log touched is trimmed, exactly, to its entry cap (XADD
 // MAXLEN) and its age cap (XTRIM MINID: entry ids are Redis' clock in ms).
 //
-// KEYS: [1] decision counts, [2] fence lock, then SAVE_KEYS per decision: decision, batch counts,
+// A decision that carries a shadow's (see Decision.shadow) counts whether the shadow agreed in
+// the shadow counts (KEYS[3]), labelled by policy as the decision counts are.
+//
+// KEYS: [1] decision counts, [2] fence lock, [3] shadow counts, then SAVE_KEYS per decision: decision, batch counts,
 // batch results, tenant in-flight set, tenant policy labels, approval record, decision log.
 // ARGV: [1] ttl s, [2] fence token, [3] policies per tenant, [4] log entries cap, [5] oldest log
 // entry id kept (ms), then SAVE_ARGS per decision: decision JSON, count field, count field past
 // the policy cap, reply channel, message, batch outcome, id, policy id, approval record ttl ms,
-// approval record pairs (JSON array), log entry JSON.
+// approval record pairs (JSON array), log entry JSON, shadow count field, shadow count field past
+// the policy cap.
 const SAVE_KEYS = 7;
-const SAVE_ARGS = 11;
+const SAVE_ARGS = 13;
 const SAVE_DECISIONS = new RedisScript(
   'save-decisions',
   `
@@ -68,9 +72,9 @@ local function append(map, order, key, value)
   end
   list[#list + 1] = value
 end
-local n = (#KEYS - 2) / ${SAVE_KEYS}
+local n = (#KEYS - 3) / ${SAVE_KEYS}
 for i = 0, n - 1 do
-  local k = 2 + i * ${SAVE_KEYS}
+  local k = 3 + i * ${SAVE_KEYS}
   local a = 5 + i * ${SAVE_ARGS}
   local id = ARGV[a + 7]
   append(leaving, leavingOrder, KEYS[k + 4], id)
@@ -95,6 +99,7 @@ for i = 0, n - 1 do
       countOrder[#countOrder + 1] = field
     end
     counts[field] = counts[field] + 1
+    if ARGV[a + 12] ~= '' then redis.call('HINCRBY', KEYS[3], own and ARGV[a + 12] or ARGV[a + 13], 1) end
     local batchOutcome = ARGV[a + 6]
     if batchOutcome ~= '' then
       redis.call('HINCRBY', KEYS[k + 2], 'done', 1)
@@ -135,6 +140,13 @@ end
 return results
 `,
 );
+
+/** The shadow count fields of a decision (own label, and past the policy cap), or '' when it has no shadow. */
+function shadowCountFields(tenant: string, decision: Decision): [string, string] {
+  if (!decision.shadow) return ['', ''];
+  const outcome = decision.shadow.agrees === null ? 'undecided' : decision.shadow.agrees ? 'agree' : 'disagree';
+  return [`${tenant}|${decision.policy.id}|${outcome}`, `${tenant}|${OTHER_POLICIES_LABEL}|${outcome}`];
+}
 
 /**
  * Policy ids one tenant's decision counts are labelled with; decisions of any further policy
@@ -215,7 +227,7 @@ export class ResultStore {
    */
   async saveDecisions(entries: readonly DecisionToSave[], fence: JobFence | null = null): Promise<SaveDecisionOutcome[]> {
     if (entries.length === 0) return [];
-    const keys: string[] = [this.keys.metricsDecisions(), fence?.lockKey ?? this.keys.metricsDecisions()];
+    const keys: string[] = [this.keys.metricsDecisions(), fence?.lockKey ?? this.keys.metricsDecisions(), this.keys.metricsShadow()];
     const oldestKept = Math.max(0, this.now() - this.logRetention.maxAgeSeconds * 1000);
     const args: string[] = [String(this.ttlSeconds), fence?.token ?? '', String(METRIC_POLICIES_PER_TENANT), String(this.logRetention.maxEntries), String(oldestKept)];
     for (const { decision, tenant, replyTo, batchId, record, logEntry } of entries) {
@@ -244,6 +256,7 @@ export class ResultStore {
         record ? String(record.ttlMs) : '',
         record ? JSON.stringify(Object.entries(record.fields).flat()) : '',
         logEntry ?? '',
+        ...shadowCountFields(tenant, decision),
       );
     }
     const stored = (await SAVE_DECISIONS.run(this.redis, keys, args)) as number | number[];

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { NotFoundError } from '@guardagent/errors';
+import { NotFoundError, ValidationError } from '@guardagent/errors';
 import { PolicySchema, type Policy } from '@guardagent/schemas';
 import { keys, type Keys } from '@guardagent/queue';
 import { policyDigest, programDigest } from './policy-digest';
@@ -82,15 +82,27 @@ export class PolicyRegistry {
   async put(tenant: string, policy: Policy): Promise<RegisteredPolicy> {
     const registered = this.describe(policy);
     const json = JSON.stringify(policy);
+    const shadow = policy.enforcement === 'shadow';
+    // A shadow decides beside an enforcing version: without one there is nothing to compare with.
+    if (shadow && !(await this.redis.exists(this.keys.policyCurrent(tenant, policy.id)))) {
+      throw new ValidationError('policy', [{ path: 'enforcement', message: `a shadow version needs an enforcing version of '${policy.id}' to decide beside; put that first` }]);
+    }
     this.snapshots.set(`${tenant}:${registered.digest}`, { registered, chars: json.length, touchedAt: this.now() });
-    await this.redis
+    const write = this.redis
       .multi()
       // A plain SET also clears the TTL of an inline snapshot of the same digest.
-      .set(this.keys.policySnapshot(tenant, registered.digest), json)
-      .set(this.keys.policyCurrent(tenant, policy.id), registered.digest)
-      .sadd(this.keys.policyIndex(tenant), policy.id)
-      .exec();
+      .set(this.keys.policySnapshot(tenant, registered.digest), json);
+    if (shadow) write.set(this.keys.policyShadow(tenant, policy.id), registered.digest);
+    // A new enforcing version ends the shadow (typically it is the shadow, promoted).
+    else write.set(this.keys.policyCurrent(tenant, policy.id), registered.digest).sadd(this.keys.policyIndex(tenant), policy.id).del(this.keys.policyShadow(tenant, policy.id));
+    await write.exec();
     return registered;
+  }
+
+  /** The shadow version of a policy id (enforcement: shadow), or null. */
+  async getShadow(tenant: string, id: string): Promise<RegisteredPolicy | null> {
+    const digest = await this.redis.get(this.keys.policyShadow(tenant, id));
+    return digest ? this.getByDigest(tenant, digest) : null;
   }
 
   /** The current version of a policy id, or NotFoundError. */
@@ -123,6 +135,7 @@ export class PolicyRegistry {
     const [[, removed]] = (await this.redis
       .multi()
       .del(this.keys.policyCurrent(tenant, id))
+      .del(this.keys.policyShadow(tenant, id))
       .srem(this.keys.policyIndex(tenant), id)
       .exec()) as [[Error | null, number], [Error | null, number]];
     return removed > 0;

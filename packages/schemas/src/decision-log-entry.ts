@@ -29,6 +29,8 @@ export const DecisionLogEntrySchema = z.object({
   reasons: z.array(z.string()),
   rules: z.array(z.string()),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** What the policy's shadow version would have decided (see Decision.shadow). */
+  shadow: DecisionSchema.shape.shadow,
   timings: z.record(z.string(), z.number()),
 });
 export type DecisionLogEntry = z.infer<typeof DecisionLogEntrySchema>;

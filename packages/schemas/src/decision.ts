@@ -39,6 +39,20 @@ export const DecisionSchema = z.object({
    * (and also under its side, `input` or `output`, when the job's own field there had none).
    */
   redacted: z.object({ input: z.string().optional(), output: z.string().optional(), message: z.string().optional() }).optional(),
+  /**
+   * What the policy's shadow version (`enforcement: shadow`) would have decided; the decision
+   * above is the enforcing version's (`policy`). `agrees` is null when the shadow could not decide.
+   */
+  shadow: z
+    .object({
+      policy: z.object({ id: z.string(), version: z.string(), digest: z.string(), programDigest: z.string().optional() }),
+      decision: z.enum(['allow', 'deny', 'pending']).nullable(),
+      status: z.enum(['ok', 'guard_error', 'undecided']),
+      reasons: z.array(z.string()),
+      rules: z.array(z.string()),
+      agrees: z.boolean().nullable(),
+    })
+    .optional(),
   /** For `pending`: the single-use token that approves exactly this call. */
   approval: z.object({ token: z.string(), expiresAt: z.string() }).optional(),
   createdAt: z.string(),

@@ -76,6 +76,13 @@ export const PolicySchema = z
      * log (`GUARDAGENT_DECISION_LOG=all` records every policy's). Left out of the program digest.
      */
     decisionLog: z.boolean().optional(),
+    /**
+     * `shadow`: put this version beside the policy id's enforcing one instead of replacing it. It
+     * decides every check the enforcing version sees (rails and a verified program; no LLM), and
+     * its decision is recorded in the caller's decision (`shadow`) and counted in /metrics, but
+     * the caller gets the enforcing version's. Putting an enforcing version ends the shadow.
+     */
+    enforcement: z.enum(['enforce', 'shadow']).optional(),
   })
   .strict()
   .superRefine((policy, ctx) => {

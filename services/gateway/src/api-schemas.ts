@@ -32,7 +32,13 @@ const waitQuery = (fallback: number) =>
     });
 
 export const CheckWaitQuerySchema = waitQuery(DEFAULT_CHECK_WAIT_MS);
-export const CompileWaitQuerySchema = waitQuery(DEFAULT_COMPILE_WAIT_MS);
+export const CompileWaitQuerySchema = waitQuery(DEFAULT_COMPILE_WAIT_MS).extend({
+  shadow: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true')
+    .describe("Compile the policy id's shadow version (enforcement: shadow) instead of its enforcing one"),
+});
 export const BatchResultsQuerySchema = z.object({
   from: z.coerce.number().int().min(0).default(0).describe('Skip this many results (resume a partial read)'),
 });

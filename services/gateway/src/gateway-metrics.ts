@@ -55,6 +55,23 @@ export class GatewayMetrics {
       },
     });
 
+    const shadowKey = keys(prefix).metricsShadow();
+    new Counter({
+      name: 'guardagent_shadow_decisions_total',
+      help: "Decisions whose policy had a shadow version, by tenant, policy and whether the shadow agreed (agree, disagree, undecided) (all processes; from Redis)",
+      labelNames: ['tenant', 'policy', 'outcome'],
+      registers,
+      async collect() {
+        const all = await redis.hgetall(shadowKey);
+        this.reset();
+        for (const [field, value] of Object.entries(all)) {
+          const [tenant, policy, outcome] = field.split('|');
+          if (outcome === undefined) continue;
+          this.inc({ tenant, policy, outcome }, Number(value));
+        }
+      },
+    });
+
     const takeoversKey = keys(prefix).metricsTakeovers();
     const takeovers = async () => redis.hgetall(takeoversKey);
     for (const [what, help] of [

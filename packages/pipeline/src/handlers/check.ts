@@ -1,4 +1,4 @@
-import { LlmNotConfiguredError, NoCompiledProgramError } from '@guardagent/errors';
+import { LlmNotConfiguredError, NoCompiledProgramError, errorMessage } from '@guardagent/errors';
 import type { PipelineState } from '@guardagent/queue';
 import { withSpan } from '@guardagent/telemetry';
 import type { PipelineDeps } from '../pipeline-deps';
@@ -10,8 +10,17 @@ import { verdictDraft, sandboxFailure } from './verdict-draft';
 /**
  * The executor's entry for a new guard job: rails first (no LLM), then a verified program
  * (no LLM), else the per-request GuardAgent pipeline (memory → planner → codegen → executor).
+ * When the policy id has a shadow version, it decides beside, and its result travels with the job.
  */
 export async function handleCheck(state: PipelineState, deps: PipelineDeps): Promise<StageOutcome> {
+  const outcome = await enforceCheck(state, deps);
+  if (!state.shadow || state.shadowResult || outcome.kind === 'done' || !('state' in outcome)) return outcome;
+  const shadowResult = await shadowCheck({ ...state, shadowResult: null }, state.shadow, deps);
+  return { ...outcome, state: { ...outcome.state, shadowResult } } as StageOutcome;
+}
+
+/** The enforcing path of a check (see handleCheck). */
+async function enforceCheck(state: PipelineState, deps: PipelineDeps): Promise<StageOutcome> {
   const registered = await deps.policies.getByDigest(state.tenant, state.policy.digest);
   const { policy } = registered;
 
@@ -77,4 +86,25 @@ export async function handleCheck(state: PipelineState, deps: PipelineDeps): Pro
   }
   if (policy.mode === 'auto') await deps.requestCompile(state.tenant, state.policy.digest);
   return next('memory', 'retrieve', state);
+}
+
+/**
+ * What the shadow version decides for this check: its rails and its verified program, as the
+ * enforcing version's are run, under the same call id, so that a rate limit or an approval the
+ * enforcing run counted or used is not counted or used again. It never runs the LLM (no shadow
+ * without a verified program decides: `undecided`; in auto mode that asks for its compile), and
+ * its approval token is never recorded (only stored decisions record theirs). Never throws.
+ */
+async function shadowCheck(state: PipelineState, shadow: NonNullable<PipelineState['shadow']>, deps: PipelineDeps): Promise<NonNullable<PipelineState['shadowResult']>> {
+  const policy = { id: shadow.id, version: shadow.version, digest: shadow.digest, programDigest: shadow.programDigest };
+  try {
+    const outcome = await enforceCheck({ ...state, policy: shadow, shadow: null, rails: null, timings: {} }, deps);
+    if (outcome.kind === 'decision') {
+      const { draft } = outcome;
+      return { policy, decision: draft.verdict, status: draft.status, reasons: draft.reasons, rules: [...(outcome.state.rails?.rules ?? []), ...(draft.rules ?? [])], agrees: null };
+    }
+    return { policy, decision: null, status: 'undecided', reasons: ['the shadow version has no verified program (a shadow never runs the LLM)'], rules: [], agrees: null };
+  } catch (error) {
+    return { policy, decision: null, status: 'undecided', reasons: [`the shadow version could not decide: ${errorMessage(error)}`], rules: [], agrees: null };
+  }
 }

@@ -119,9 +119,11 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       },
       handler: async ({ caller, params, query, reply }) => {
         await deps.policies.get(caller.tenant, params.id);
+        const shadow = query.shadow ? await deps.policies.getShadow(caller.tenant, params.id) : null;
+        if (query.shadow && !shadow) throw new NotFoundError('shadow version of policy', params.id);
         return deps.transports.use(caller.tenant, async (transport) => {
           try {
-            return await transport.compile(params.id, { timeoutMs: Math.max(1, query.wait) });
+            return await transport.compile(shadow ? shadow.policy : params.id, { timeoutMs: Math.max(1, query.wait) });
           } catch (error) {
             if (!(error instanceof CheckTimeoutError)) throw error;
             return reply

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
+
+let f: GatewayFixture;
+
+beforeAll(async () => {
+  f = await startFixture({ stages: ['executor', 'memory'] });
+  expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: refundPolicy() })).status).toBe(200);
+  expect((await (await f.call('/v1/policies/refunds/compile', { method: 'POST' })).json()).status).toBe('promoted');
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+describe('a shadow version over HTTP', () => {
+  it('is put beside the enforcing version, compiled with ?shadow=true, decides beside it, and is counted in /metrics', async () => {
+    // The shadow denies refunds over 10 (the enforcing version: over 100).
+    const strict = {
+      ...refundPolicy(),
+      version: '2',
+      enforcement: 'shadow',
+      program: refundPolicy().program.replaceAll('100', '10'),
+      examples: [
+        { id: 'big', input: 'refund please', context: { amount: 500 }, label: 1 },
+        { id: 'small', input: 'refund please', context: { amount: 5 }, label: 0 },
+      ],
+    };
+    expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: strict })).status).toBe(200);
+    expect((await f.call('/v1/policies/nothing/compile?shadow=true', { method: 'POST' })).status).toBe(404);
+    const compiled = await (await f.call('/v1/policies/refunds/compile?shadow=true', { method: 'POST' })).json();
+    expect(compiled).toMatchObject({ status: 'promoted', policy: { version: '2' } });
+    // The enforcing version is still current.
+    expect((await (await f.call('/v1/policies/refunds')).json()).policy.version).toBe('1');
+
+    const decision = await (await f.call('/v1/checks', { body: { policy: 'refunds', input: 'refund', context: { amount: 50 } } })).json();
+    expect(decision).toMatchObject({ decision: 'allow', policy: { version: '1' }, shadow: { decision: 'deny', agrees: false, policy: { version: '2' } } });
+    const metrics = await (await f.call('/metrics')).text();
+    expect(metrics).toMatch(/guardagent_shadow_decisions_total\{tenant="default",policy="refunds",outcome="disagree"\} 1/);
+  });
+});
