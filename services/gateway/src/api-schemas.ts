@@ -134,6 +134,15 @@ export const PolicyViewSchema = z.object({
     .object({ source: z.enum(['supplied', 'compiled']), promotedAt: z.string(), passedCount: z.number(), total: z.number() })
     .nullable()
     .describe('The verified program checks run, if one is promoted for this version'),
+  shadow: z
+    .object({
+      version: z.string(),
+      digest: z.string(),
+      programDigest: z.string(),
+      programPromoted: z.boolean().describe('Whether the shadow has a verified program (without one it cannot decide)'),
+    })
+    .nullable()
+    .describe('The version deciding beside this one (enforcement: shadow), if any'),
 });
 
 export const PolicyListSchema = z.object({

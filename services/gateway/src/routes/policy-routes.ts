@@ -44,7 +44,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       params: PolicyParamsSchema,
       body: { component: 'Policy' },
       responses: {
-        200: { description: 'Registered; this version is now current', component: 'PolicyPutResult' },
+        200: { description: 'Registered: this version is now current, or, with `enforcement: shadow`, the shadow beside the current one', component: 'PolicyPutResult' },
         429: { description: "A new policy past the tenant's policy quota; nothing was written" },
       },
       handler: async ({ caller, params, body }) => {
@@ -74,7 +74,8 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       },
       handler: async ({ caller, params }) => {
         const registered = await deps.policies.get(caller.tenant, params.id);
-        const program = await deps.programs.getPromoted(caller.tenant, registered.programDigest);
+        const [program, shadow] = await Promise.all([deps.programs.getPromoted(caller.tenant, registered.programDigest), deps.policies.getShadow(caller.tenant, params.id)]);
+        const shadowProgram = shadow ? await deps.programs.getPromoted(caller.tenant, shadow.programDigest) : null;
         return {
           policy: registered.policy,
           digest: registered.digest,
@@ -82,6 +83,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           program: program
             ? { source: program.source, promotedAt: program.promotedAt, passedCount: program.report.passedCount, total: program.report.total }
             : null,
+          shadow: shadow ? { version: shadow.policy.version, digest: shadow.digest, programDigest: shadow.programDigest, programPromoted: shadowProgram !== null } : null,
         };
       },
     }),
