@@ -198,16 +198,21 @@ export class QueueTransport implements GuardTransport {
     return { id };
   }
 
-  /** Submit many jobs of one batch in bulk (one round trip per chunk). Invalid jobs are rejected before any is queued. */
-  async submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string; admit?: AdmitJobs } = {}): Promise<{ ids: string[] }> {
+  /**
+   * Submit many jobs of one batch in bulk (one round trip per chunk). Invalid jobs are rejected
+   * before any is queued. With `replay`, the checks are that replay's (see PipelineState.replayId)
+   * and every one is decided by the replay's policy version, whatever the job names.
+   */
+  async submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string; admit?: AdmitJobs; replay?: { id: string; policy: RegisteredPolicy } } = {}): Promise<{ ids: string[] }> {
     const jobs = inputs.map((input, index) => parseOrThrow(GuardJobSchema, input, 'guard job', `jobs[${index}]`));
     const states: PipelineState[] = [];
     await this.retried(() => this.headroom.assertRoom());
+    const replay = options.replay;
     for (const job of jobs) {
-      const registered = await this.retried(() => this.resolvePolicy(job));
+      const registered = replay ? { ...replay.policy, shadow: null } : await this.retried(() => this.resolvePolicy(job));
       const id = jobIdFor(this.tenant, job.idempotencyKey);
       const submittedAt = await this.bindKey(job, id, registered);
-      states.push(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt));
+      states.push(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt, replay?.id ?? null));
     }
     await options.admit?.(states.map((state) => state.jobId));
     // Chunks of known checks: their job ids follow from the checks, so a batch resumed after a
@@ -413,7 +418,7 @@ export class QueueTransport implements GuardTransport {
     return registered;
   }
 
-  private newState(id: string, job: GuardJob, registered: ResolvedPolicy, replyTo: string | null, batchId: string | null, submittedAt: number): PipelineState {
+  private newState(id: string, job: GuardJob, registered: ResolvedPolicy, replyTo: string | null, batchId: string | null, submittedAt: number, replayId: string | null = null): PipelineState {
     const root = startJobTrace('guardagent.submit', { 'guardagent.job.id': id, 'guardagent.policy.id': registered.policy.id });
     root.end();
     return newPipelineState({
@@ -441,6 +446,7 @@ export class QueueTransport implements GuardTransport {
       shadow: registered.shadow
         ? { id: registered.shadow.policy.id, version: registered.shadow.policy.version, digest: registered.shadow.digest, programDigest: registered.shadow.programDigest }
         : null,
+      replayId,
     });
   }
 

@@ -17,7 +17,8 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
   const rateLimiter = new RedisRateLimiter({ redis, prefix });
   const approvals = new RedisApprovalStore({ redis, prefix });
   return {
-    async evaluate(tenant, registered, job, callId) {
+    async evaluate(tenant, registered, job, callId, options = {}) {
+      const replayId = options.replayId ?? null;
       const rails = registered.policy.rails;
       if (!rails) return { verdict: 'continue', reasons: [], rules: [] };
       let rules = compiled.get(registered.digest);
@@ -30,15 +31,17 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
       const outcome = await evaluateRails(
         rules,
         { subject: job.subject, action: job.action, input: job.input, output: job.output, context: job.context },
-        { rateLimiter, approvals: issuing, tenant, policyId: registered.policy.id, callId },
+        // A NUL cannot occur in a tenant id, so a replay's windows never share a key with live ones.
+        { rateLimiter, approvals: issuing, tenant: replayId === null ? tenant : `${tenant}\u0000replay\u0000${replayId}`, policyId: registered.policy.id, callId },
       );
+      const issued = replayId === null && outcome.approval;
       return {
         verdict: outcome.verdict,
         reasons: outcome.reasons,
         rules: outcome.rules,
         ...(outcome.redacted ? { redacted: { input: outcome.redacted.input, output: outcome.redacted.output, message: outcome.redacted.message } } : {}),
-        ...(outcome.approval ? { approval: outcome.approval } : {}),
-        ...(outcome.approval && issuing.issued ? { approvalRecord: issuing.issued } : {}),
+        ...(issued ? { approval: outcome.approval } : {}),
+        ...(issued && issuing.issued ? { approvalRecord: issuing.issued } : {}),
       };
     },
   };

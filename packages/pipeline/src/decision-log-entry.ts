@@ -10,9 +10,9 @@ export const MAX_LOG_ENTRY_CHARS = 200_000;
 /** Context keys never recorded: secrets a job carries for the guard, not about the action. */
 const UNRECORDED_CONTEXT = new Set(['approvalToken']);
 
-/** Whether this decision is recorded: the log is on for every policy, or for this one. */
+/** Whether this decision is recorded: the log is on for every policy, or for this one (a replayed check never is). */
 export function recordsDecision(mode: DecisionLogMode | undefined, state: PipelineState): boolean {
-  return state.purpose === 'check' && (mode === 'all' || (mode !== 'off' && state.logDecision));
+  return state.purpose === 'check' && state.replayId === null && (mode === 'all' || (mode !== 'off' && state.logDecision));
 }
 
 /**

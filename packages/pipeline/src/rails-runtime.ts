@@ -14,6 +14,10 @@ export interface RailsVerdict {
 
 /** Evaluates a policy's rails for a job, with its rate limiter and approval store bound. */
 export interface RailsRuntime {
-  /** `callId` (one submission of a job) lets the shared stores recognise a re-run of it (counted once, approval kept). */
-  evaluate(tenant: string, registered: RegisteredPolicy, job: StageJobPayload, callId: string): Promise<RailsVerdict>;
+  /**
+   * `callId` (one submission of a job) lets the shared stores recognise a re-run of it (counted once,
+   * approval kept). With `replayId`, rate limits count in that replay's own windows and no approval
+   * token is issued: a replayed check never uses up a live caller's budget or creates a usable token.
+   */
+  evaluate(tenant: string, registered: RegisteredPolicy, job: StageJobPayload, callId: string, options?: { replayId?: string | null }): Promise<RailsVerdict>;
 }

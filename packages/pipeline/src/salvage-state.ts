@@ -19,5 +19,6 @@ export function salvageStateOf(value: unknown): PipelineState | null {
     batchId: typeof raw?.batchId === 'string' ? raw.batchId : null,
     trace: {},
     logDecision: raw?.logDecision === true,
+    replayId: typeof raw?.replayId === 'string' ? raw.replayId : null,
   });
 }

@@ -27,6 +27,10 @@ export function keys(prefix: string) {
     llmCache: (tenant: string, hash: string) => `${prefix}:${tenant}:llm-cache:${hash}`,
     batch: (tenant: string, id: string) => `${prefix}:${tenant}:batch:${id}`,
     batchResults: (tenant: string, id: string) => `${prefix}:${tenant}:batch:${id}:results`,
+    /** A replay of recorded traffic (POST /v1/policies/{id}/replays): its record, as JSON. */
+    replay: (tenant: string, id: string) => `${prefix}:${tenant}:replay:${id}`,
+    /** A policy's replays by start time (a sorted set of replay ids). */
+    policyReplays: (tenant: string, policyId: string) => `${prefix}:${tenant}:policy-replays:${policyId}`,
     tenant: (id: string) => `${prefix}:tenants:${id}`,
     /** Quota overrides of one tenant (a hash; absent fields take the configured defaults). */
     tenantQuotas: (id: string) => `${prefix}:tenants:${id}:quotas`,

@@ -15,6 +15,7 @@ export interface NewStateInput {
   submittedAt: number;
   logDecision?: boolean;
   shadow?: PipelineState['shadow'];
+  replayId?: string | null;
 }
 
 /** The state a job starts its trip through the stages with. */
@@ -34,6 +35,7 @@ export function newPipelineState(input: NewStateInput): PipelineState {
     logDecision: input.logDecision ?? false,
     shadow: input.shadow ?? null,
     shadowResult: null,
+    replayId: input.replayId ?? null,
     step: 0,
     demonstrations: [],
     plan: null,

@@ -79,6 +79,12 @@ export const PipelineStateSchema = z.object({
   shadow: z.object({ id: z.string(), version: z.string(), digest: z.string(), programDigest: z.string() }).nullable().default(null),
   /** What the shadow version decided, carried to the final decision. */
   shadowResult: ShadowResultSchema.nullable().default(null),
+  /**
+   * The replay this check belongs to (POST /v1/policies/{id}/replays), or null for live traffic.
+   * A replayed check is never recorded in the decision log, counts rate limits in the replay's own
+   * windows and issues no approval token: replaying cannot touch what live calls see.
+   */
+  replayId: z.string().nullable().default(null),
   rails: z
     .object({
       rules: z.array(z.string()),

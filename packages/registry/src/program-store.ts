@@ -79,6 +79,17 @@ export class ProgramStore {
     await this.redis.set(this.keys.programReport(tenant, programDigest), JSON.stringify(report));
   }
 
+  /**
+   * Attach a finished replay's summary to the program's verification report (the evidence a person
+   * promoting it reads beside the labelled examples). No report (never verified): nothing to attach to.
+   */
+  async attachReplay(tenant: string, programDigest: string, replay: NonNullable<VerificationReport['replay']>): Promise<boolean> {
+    const report = await this.getReport(tenant, programDigest);
+    if (!report) return false;
+    await this.saveReport(tenant, programDigest, { ...report, replay });
+    return true;
+  }
+
   async getReport(tenant: string, programDigest: string): Promise<VerificationReport | null> {
     const raw = await this.redis.get(this.keys.programReport(tenant, programDigest));
     return raw ? VerificationReportSchema.parse(JSON.parse(raw)) : null;

@@ -15,6 +15,23 @@ export const VerificationReportSchema = z.object({
     }),
   ),
   verifiedAt: z.string(),
+  /**
+   * Evidence from real traffic: the latest finished replay of recorded decisions with this
+   * program's policy version (POST /v1/policies/{id}/replays), beside the labelled examples.
+   */
+  replay: z
+    .object({
+      id: z.string(),
+      policyDigest: z.string(),
+      since: z.string().nullable(),
+      until: z.string().nullable(),
+      compared: z.number().int(),
+      flips: z.number().int(),
+      changes: z.record(z.string(), z.number().int()),
+      truncated: z.boolean(),
+      finishedAt: z.string(),
+    })
+    .optional(),
 });
 export type VerificationReport = z.infer<typeof VerificationReportSchema>;
 

@@ -9,15 +9,26 @@ import {
   JsonValueSchema,
   PolicyIdSchema,
   PolicySchema,
+  VerificationReportSchema,
+  parseSince,
 } from '@guardagent/schemas';
 import { TenantQuotaOverridesSchema, TenantQuotasSchema } from '@guardagent/quotas';
 import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
+import { ReplayRecordSchema } from './replay-store';
 
 /** The most a client may ask the gateway to hold a request open for a decision. */
 export const MAX_WAIT_MS = 300_000;
 export const DEFAULT_CHECK_WAIT_MS = 10_000;
 export const DEFAULT_COMPILE_WAIT_MS = 60_000;
+
+/** A point in time as a query or body field: a duration back (30m, 24h, 7d) or an ISO date. */
+export const sinceOrDate = (name: string) =>
+  z
+    .string()
+    .max(64)
+    .optional()
+    .refine((value) => value === undefined || parseSince(value, Date.now()) !== null, `${name} is neither a duration back (30m, 24h, 7d) nor an ISO date`);
 
 const waitQuery = (fallback: number) =>
   z
@@ -126,12 +137,17 @@ export const AcceptedSchema = z.object({
 
 export const PolicyPutResultSchema = z.object({ id: z.string(), version: z.string(), digest: z.string() });
 
+const ReplayEvidenceSchema = VerificationReportSchema.shape.replay
+  .unwrap()
+  .nullable()
+  .describe("The latest finished replay of recorded traffic with this version's program (POST /v1/policies/{id}/replays)");
+
 export const PolicyViewSchema = z.object({
   policy: PolicySchema,
   digest: z.string(),
   programDigest: z.string(),
   program: z
-    .object({ source: z.enum(['supplied', 'compiled']), promotedAt: z.string(), passedCount: z.number(), total: z.number() })
+    .object({ source: z.enum(['supplied', 'compiled']), promotedAt: z.string(), passedCount: z.number(), total: z.number(), replay: ReplayEvidenceSchema })
     .nullable()
     .describe('The verified program checks run, if one is promoted for this version'),
   shadow: z
@@ -140,6 +156,7 @@ export const PolicyViewSchema = z.object({
       digest: z.string(),
       programDigest: z.string(),
       programPromoted: z.boolean().describe('Whether the shadow has a verified program (without one it cannot decide)'),
+      replay: ReplayEvidenceSchema,
     })
     .nullable()
     .describe('The version deciding beside this one (enforcement: shadow), if any'),
@@ -152,6 +169,20 @@ export const PolicyListSchema = z.object({
 export const DemonstrationBodySchema = z.union([DemonstrationSchema, z.array(DemonstrationSchema).min(1).max(10_000)]);
 export const DemonstrationListSchema = z.object({ demonstrations: z.array(StoredDemonstrationSchema) });
 export const DemonstrationsAddedSchema = z.object({ ids: z.array(z.string()), added: z.number(), unchanged: z.number() });
+
+export const ReplayRequestSchema = z
+  .object({
+    version: z
+      .union([z.enum(['shadow', 'current']), z.string().regex(/^[0-9a-f]{64}$/, 'a policy version digest (64 hex digits)')])
+      .default('shadow')
+      .describe("The version that re-decides: the policy's shadow (default), its current version, or a stored version's digest"),
+    since: sinceOrDate('since').describe('Recorded from this time: a duration back (30m, 24h, 7d) or an ISO date (default: the whole log)'),
+    until: sinceOrDate('until').describe('Recorded before this time: a duration back or an ISO date (default: now)'),
+    limit: z.number().int().min(1).max(100_000).optional().describe('Most recorded decisions replayed, oldest first (default and most: 100,000)'),
+  })
+  .strict();
+
+export const ReplayListSchema = z.object({ replays: z.array(ReplayRecordSchema) });
 
 export const BatchCreatedSchema = z.object({ id: z.string(), total: z.number().int() });
 
@@ -205,6 +236,9 @@ export const API_COMPONENTS = {
   PolicyList: PolicyListSchema,
   BatchCreated: BatchCreatedSchema,
   BatchStatus: BatchStatusSchema,
+  ReplayRequest: ReplayRequestSchema,
+  Replay: ReplayRecordSchema,
+  ReplayList: ReplayListSchema,
   Error: ErrorBodySchema,
   Health: HealthSchema,
   Ready: ReadySchema,

@@ -17,6 +17,7 @@ import { decisionLogRoutes } from './routes/decision-log-routes';
 import { checkRoutes } from './routes/check-routes';
 import { demonstrationRoutes } from './routes/demonstration-routes';
 import { operationRoutes } from './routes/operation-routes';
+import { replayRoutes } from './routes/replay-routes';
 import { policyRoutes } from './routes/policy-routes';
 import { tenantRoutes } from './routes/tenant-routes';
 import { approvalRoutes } from './routes/approval-routes';
@@ -61,6 +62,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...batchRoutes(deps),
     ...decisionLogRoutes(deps),
     ...policyRoutes(deps),
+    ...replayRoutes(deps),
     ...demonstrationRoutes(deps),
     ...tenantRoutes(deps),
     ...keyRoutes(deps),

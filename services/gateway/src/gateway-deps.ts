@@ -7,6 +7,8 @@ import type { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import type { ApiKeyStore } from './api-key-store';
 import type { BatchStore } from './batch-store';
+import type { ReplayRunner } from './replay-runner';
+import type { ReplayStore } from './replay-store';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { TenantStore } from './tenant-store';
 import type { TenantTransports } from './tenant-transports';
@@ -50,6 +52,9 @@ export interface GatewayDeps {
   apiKeys: ApiKeyStore;
   tenants: TenantStore;
   batches: BatchStore;
+  /** Replays of recorded traffic: their records, and the runner of this process's running ones. */
+  replayStore: ReplayStore;
+  replays: ReplayRunner;
   /** Per-tenant quotas: overrides, and admission of checks against rate and in-flight limits. */
   quotas: QuotaStore;
   admission: CheckAdmission;

@@ -10,6 +10,8 @@ import { BatchStore } from './batch-store';
 import { buildGateway } from './build-gateway';
 import { DEFAULT_LIMITS, type GatewayDeps, type GatewayLimits } from './gateway-deps';
 import { GatewayMetrics } from './gateway-metrics';
+import { ReplayRunner } from './replay-runner';
+import { ReplayStore } from './replay-store';
 import { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import { ApiKeyStore } from './api-key-store';
 import { TenantStore } from './tenant-store';
@@ -51,26 +53,32 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const queues = new QueueSet(redis, config.prefix, outage.onError);
   const apiKeys = new ApiKeyStore(redis, config.prefix);
   const quotas = new QuotaStore(redis, config.prefix, config.quotas);
+  const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds, config.decisionLog);
+  const programs = new ProgramStore(redis, config.prefix);
+  const replayStore = new ReplayStore(redis, config.prefix);
+  const transports = new TenantTransports({
+    redisUrl,
+    prefix: config.prefix,
+    resultTtlSeconds: config.resultTtlSeconds,
+    chunks: config.chunks,
+    redisUp: () => redis.status === 'ready',
+  });
   const deps: GatewayDeps = {
     config: { ...config, redisUrl },
     redis,
     queues,
-    results: new ResultStore(redis, config.prefix, config.resultTtlSeconds, config.decisionLog),
+    results,
     policies: new PolicyRegistry(redis, config.prefix),
-    programs: new ProgramStore(redis, config.prefix),
+    programs,
     memory: new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }),
     apiKeys,
     tenants: new TenantStore(redis, config.prefix, apiKeys),
     batches: new BatchStore(redis, config.prefix, config.resultTtlSeconds),
+    replayStore,
+    replays: new ReplayRunner({ redis, prefix: config.prefix, store: replayStore, results, programs, transports, logger }),
     quotas,
     admission: new CheckAdmission(redis, config.prefix, config.quotas),
-    transports: new TenantTransports({
-      redisUrl,
-      prefix: config.prefix,
-      resultTtlSeconds: config.resultTtlSeconds,
-      chunks: config.chunks,
-      redisUp: () => redis.status === 'ready',
-    }),
+    transports,
     metrics: new GatewayMetrics(redis, queues, config.prefix),
     logger,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
@@ -81,6 +89,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     await app.listen({ port: options.port ?? config.gatewayPort, host });
   } catch (error) {
     await app.close();
+    await deps.replays.close();
     await deps.transports.close();
     await queues.close();
     redis.disconnect();
@@ -95,6 +104,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        await deps.replays.close();
         await deps.transports.close();
         await queues.close();
         redis.disconnect();

@@ -68,3 +68,17 @@ export function refundPolicy(id = 'refunds') {
     ],
   };
 }
+
+/** Version 2 of refundPolicy as a shadow: denies refunds over 10 (version 1: over 100). */
+export function strictRefundShadow(id = 'refunds') {
+  return {
+    ...refundPolicy(id),
+    version: '2',
+    enforcement: 'shadow',
+    program: refundPolicy(id).program.replaceAll('100', '10'),
+    examples: [
+      { id: 'big', input: 'refund please', context: { amount: 500 }, label: 1 },
+      { id: 'small', input: 'refund please', context: { amount: 5 }, label: 0 },
+    ],
+  };
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
+import { refundPolicy, startFixture, strictRefundShadow, type GatewayFixture } from './gateway-fixture';
 
 let f: GatewayFixture;
 
@@ -16,16 +16,7 @@ describe('a shadow version over HTTP', () => {
   it('is put beside the enforcing version, compiled with ?shadow=true, decides beside it, and is counted in /metrics', async () => {
     // The shadow denies refunds over 10 (the enforcing version: over 100).
     expect((await (await f.call('/v1/policies/refunds')).json()).shadow).toBeNull();
-    const strict = {
-      ...refundPolicy(),
-      version: '2',
-      enforcement: 'shadow',
-      program: refundPolicy().program.replaceAll('100', '10'),
-      examples: [
-        { id: 'big', input: 'refund please', context: { amount: 500 }, label: 1 },
-        { id: 'small', input: 'refund please', context: { amount: 5 }, label: 0 },
-      ],
-    };
+    const strict = strictRefundShadow();
     expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: strict })).status).toBe(200);
     expect((await f.call('/v1/policies/nothing/compile?shadow=true', { method: 'POST' })).status).toBe(404);
     const compiled = await (await f.call('/v1/policies/refunds/compile?shadow=true', { method: 'POST' })).json();

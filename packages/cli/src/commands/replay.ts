@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { parsePolicyText } from '@guardagent/schemas';
 import { runBatchCommand } from '../batch/run-batch-command';
 import { assertReadableFile, readLines } from '../batch/read-lines';
+import { diffDecisions, formatDiff, type DecisionSummary } from '@guardagent/replay';
 import type { DecisionLine } from '../batch/decision-line';
-import { diffDecisions, formatDiff } from '../replay/decision-diff';
 import { logToJobs } from '../replay/log-to-jobs';
 import { readLogEntries } from '../replay/read-log-entries';
 import { positiveInt, readPolicyText } from './batch';
@@ -17,7 +17,6 @@ interface ReplayOptions {
   out: string;
   json?: boolean;
   failOnFlip?: boolean;
-  remote?: boolean;
   progress?: boolean;
   concurrency: string;
   idleTimeout: string;
@@ -30,6 +29,9 @@ the same command again after a crash or Ctrl-C), then prints a decision diff: ho
 allow→deny, deny→allow, to or from pending, newly erroring, or kept the decision with other
 reasons or rules; broken down by the rule that stops the call and by the subject's role, with
 examples. Entries recorded without their job (too large) are counted as not replayable.
+
+It runs on a private Redis and workers of its own. To replay on a running deployment (its own
+executors, without exporting the log), use the gateway: POST /v1/policies/{id}/replays.
 
 Files: --out gets the replayed decisions (batch output format); <out>.jobs.jsonl the jobs replayed.
 Exit codes: as guardagent batch (0, 1, 2, 3, 130), and ${FLIP_EXIT_CODE} with --fail-on-flip when any decision flipped.
@@ -44,7 +46,6 @@ export function registerReplay(program: Command): void {
     .requiredOption('--out <file>', 'replayed decisions (appended; resumable)')
     .option('--json', 'print the diff as JSON')
     .option('--fail-on-flip', `exit ${FLIP_EXIT_CODE} when any decision flips (for a policy repository's CI)`)
-    .option('--remote', 'use workers already running on REDIS_URL instead of starting them here')
     .option('--progress', 'report progress even when stderr is not a terminal')
     .option('--concurrency <n>', 'most jobs submitted but not yet decided', '2000')
     .option('--idle-timeout <ms>', 'give up (exit 3) when nothing is decided for this long', '600000')
@@ -62,17 +63,19 @@ export function registerReplay(program: Command): void {
         outPath: options.out,
         maxInFlight,
         idleTimeoutMs,
-        remote: Boolean(options.remote),
+        // Always on a private stack: on a running deployment, registering --policy would make it the
+        // live version. A deployment replays its own log with POST /v1/policies/{id}/replays.
+        remote: false,
         progress: Boolean(options.progress),
         reportMemory: false,
       });
       // A run that stopped early has set its exit code; its decisions so far are kept for a resume.
       if (!result || result.inputError || result.interrupted) return;
-      const replayed = new Map<string, DecisionLine>();
+      const replayed = new Map<string, DecisionSummary>();
       for await (const line of readLines(options.out)) {
         if (!line.text.trim()) continue;
         const decision = JSON.parse(line.text) as DecisionLine;
-        replayed.set(decision.id, decision);
+        replayed.set(decision.id, { decision: decision.decision, status: decision.status, reasons: decision.reasons, rules: decision.rules ?? [] });
       }
       const diff = await diffDecisions(readLogEntries(options.from), replayed);
       process.stdout.write(options.json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));

@@ -2,20 +2,14 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { DecisionLog } from '@guardagent/queue';
 import { PolicyIdSchema, parseSince } from '@guardagent/schemas';
+import { sinceOrDate } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
 
-const when = (name: string) =>
-  z
-    .string()
-    .max(64)
-    .optional()
-    .refine((value) => value === undefined || parseSince(value, Date.now()) !== null, `${name} is neither a duration back (30m, 24h, 7d) nor an ISO date`);
-
 export const DecisionLogQuerySchema = z.object({
   policy: PolicyIdSchema.optional().describe("Only this policy's decisions"),
-  since: when('since').describe('From this time: a duration back (30m, 24h, 7d) or an ISO date'),
-  until: when('until').describe('Before this time: a duration back or an ISO date'),
+  since: sinceOrDate('since').describe('From this time: a duration back (30m, 24h, 7d) or an ISO date'),
+  until: sinceOrDate('until').describe('Before this time: a duration back or an ISO date'),
 });
 
 /** Entries the log streams per page (one Redis round trip each). */

@@ -75,15 +75,19 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       handler: async ({ caller, params }) => {
         const registered = await deps.policies.get(caller.tenant, params.id);
         const [program, shadow] = await Promise.all([deps.programs.getPromoted(caller.tenant, registered.programDigest), deps.policies.getShadow(caller.tenant, params.id)]);
-        const shadowProgram = shadow ? await deps.programs.getPromoted(caller.tenant, shadow.programDigest) : null;
+        const [shadowProgram, report, shadowReport] = await Promise.all([
+          shadow ? deps.programs.getPromoted(caller.tenant, shadow.programDigest) : null,
+          program ? deps.programs.getReport(caller.tenant, registered.programDigest) : null,
+          shadow ? deps.programs.getReport(caller.tenant, shadow.programDigest) : null,
+        ]);
         return {
           policy: registered.policy,
           digest: registered.digest,
           programDigest: registered.programDigest,
           program: program
-            ? { source: program.source, promotedAt: program.promotedAt, passedCount: program.report.passedCount, total: program.report.total }
+            ? { source: program.source, promotedAt: program.promotedAt, passedCount: program.report.passedCount, total: program.report.total, replay: report?.replay ?? null }
             : null,
-          shadow: shadow ? { version: shadow.policy.version, digest: shadow.digest, programDigest: shadow.programDigest, programPromoted: shadowProgram !== null } : null,
+          shadow: shadow ? { version: shadow.policy.version, digest: shadow.digest, programDigest: shadow.programDigest, programPromoted: shadowProgram !== null, replay: shadowReport?.replay ?? null } : null,
         };
       },
     }),

@@ -1,5 +1,5 @@
+import { z } from 'zod';
 import type { DecisionLogEntry } from '@guardagent/schemas';
-import type { DecisionLine } from '../batch/decision-line';
 
 /** Kinds of change between a recorded decision and its replay. */
 export const CHANGE_KINDS = ['allow→deny', 'deny→allow', 'to pending', 'from pending', 'newly erroring', 'no longer erroring', 'reasons or rules changed'] as const;
@@ -9,32 +9,37 @@ export const FLIPS: readonly ChangeKind[] = ['allow→deny', 'deny→allow', 'to
 
 const EXAMPLES_PER_KIND = 3;
 
-export interface DecisionDiff {
-  /** Recorded entries read, and those compared with a replayed decision. */
-  recorded: number;
-  compared: number;
-  /** Entries recorded without their job (too large), which no replay can decide. */
-  notReplayable: number;
-  /** Replayable entries with no replayed decision (the replay did not finish). */
-  missing: number;
-  unchanged: number;
-  changes: Record<ChangeKind, number>;
-  flips: number;
-  /** Changes by the rule that fired on the side that denies or holds (else `(no rule)`), and by subject role. */
-  byRule: Record<string, Partial<Record<ChangeKind, number>>>;
-  byRole: Record<string, Partial<Record<ChangeKind, number>>>;
-  examples: Partial<Record<ChangeKind, Array<{ id: string; recorded: Summary; replayed: Summary }>>>;
-}
+/** What a diff compares of a decision, recorded or replayed. */
+export const DecisionSummarySchema = z.object({
+  decision: z.string(),
+  status: z.string(),
+  reasons: z.array(z.string()),
+  rules: z.array(z.string()),
+});
+export type DecisionSummary = z.infer<typeof DecisionSummarySchema>;
 
-interface Summary {
-  decision: string;
-  status: string;
-  reasons: string[];
-  rules: string[];
-}
+const KindCountsSchema = z.record(z.string(), z.number().int());
+
+export const DecisionDiffSchema = z.object({
+  /** Recorded entries read, and those compared with a replayed decision. */
+  recorded: z.number().int(),
+  compared: z.number().int(),
+  /** Entries recorded without their job (too large), which no replay can decide. */
+  notReplayable: z.number().int(),
+  /** Replayable entries with no replayed decision (the replay did not finish, or its decisions expired). */
+  missing: z.number().int(),
+  unchanged: z.number().int(),
+  changes: z.record(z.enum(CHANGE_KINDS), z.number().int()),
+  flips: z.number().int(),
+  /** Changes by the rule that fired on the side that denies or holds (else `(no rule)`), and by subject role. */
+  byRule: z.record(z.string(), KindCountsSchema),
+  byRole: z.record(z.string(), KindCountsSchema),
+  examples: z.record(z.string(), z.array(z.object({ id: z.string(), recorded: DecisionSummarySchema, replayed: DecisionSummarySchema }))),
+});
+export type DecisionDiff = z.infer<typeof DecisionDiffSchema>;
 
 /** What changed from `before` to `after`, or null when nothing did. */
-export function changeOf(before: Summary, after: Summary): ChangeKind | null {
+export function changeOf(before: DecisionSummary, after: DecisionSummary): ChangeKind | null {
   if (before.status !== 'guard_error' && after.status === 'guard_error') return 'newly erroring';
   if (before.status === 'guard_error' && after.status !== 'guard_error') return 'no longer erroring';
   if (before.decision !== after.decision) {
@@ -46,12 +51,15 @@ export function changeOf(before: Summary, after: Summary): ChangeKind | null {
   return same(before.reasons, after.reasons) && same(before.rules, after.rules) ? null : 'reasons or rules changed';
 }
 
+/** What a diff reads of a recorded entry (a DecisionLogEntry is one): never its job's text. */
+export type RecordedDecision = Pick<DecisionLogEntry, 'id' | 'decision' | 'status' | 'reasons' | 'rules'> & { job: { subject?: { roles?: string[] } } | null };
+
 /**
- * Compare recorded decisions with their replay under another policy version. Holds the replayed
- * decisions (by id) and a few examples per kind; the recorded side streams.
+ * A decision diff built one recorded entry at a time, so that neither side has to be held whole:
+ * it keeps counts and a few examples per kind.
  */
-export async function diffDecisions(recorded: AsyncIterable<DecisionLogEntry>, replayed: ReadonlyMap<string, DecisionLine>): Promise<DecisionDiff> {
-  const diff: DecisionDiff = {
+export class DecisionDiffBuilder {
+  private readonly diff: DecisionDiff = {
     recorded: 0,
     compared: 0,
     notReplayable: 0,
@@ -63,28 +71,26 @@ export async function diffDecisions(recorded: AsyncIterable<DecisionLogEntry>, r
     byRole: {},
     examples: {},
   };
-  const bump = (table: DecisionDiff['byRule'], key: string, kind: ChangeKind) => {
-    const row = (table[key] ??= {});
-    row[kind] = (row[kind] ?? 0) + 1;
-  };
-  for await (const entry of recorded) {
+
+  /** Count one recorded entry against its replayed decision (undefined: none arrived). */
+  add(entry: RecordedDecision, replayed: DecisionSummary | undefined): void {
+    const diff = this.diff;
     diff.recorded++;
     if (!entry.job) {
       diff.notReplayable++;
-      continue;
+      return;
     }
-    const after = replayed.get(entry.id);
-    if (!after) {
+    if (!replayed) {
       diff.missing++;
-      continue;
+      return;
     }
     diff.compared++;
-    const before: Summary = { decision: entry.decision, status: entry.status, reasons: entry.reasons, rules: entry.rules };
-    const now: Summary = { decision: after.decision, status: after.status, reasons: after.reasons, rules: after.rules ?? [] };
+    const before: DecisionSummary = { decision: entry.decision, status: entry.status, reasons: entry.reasons, rules: entry.rules };
+    const now: DecisionSummary = { decision: replayed.decision, status: replayed.status, reasons: replayed.reasons, rules: replayed.rules };
     const kind = changeOf(before, now);
     if (!kind) {
       diff.unchanged++;
-      continue;
+      return;
     }
     diff.changes[kind]++;
     if (FLIPS.includes(kind)) diff.flips++;
@@ -96,7 +102,25 @@ export async function diffDecisions(recorded: AsyncIterable<DecisionLogEntry>, r
     const examples = (diff.examples[kind] ??= []);
     if (examples.length < EXAMPLES_PER_KIND) examples.push({ id: entry.id, recorded: before, replayed: now });
   }
-  return diff;
+
+  result(): DecisionDiff {
+    return structuredClone(this.diff);
+  }
+}
+
+function bump(table: DecisionDiff['byRule'], key: string, kind: ChangeKind): void {
+  const row = (table[key] ??= {});
+  row[kind] = (row[kind] ?? 0) + 1;
+}
+
+/**
+ * Compare recorded decisions with their replay under another policy version: the recorded side
+ * streams, the replayed decisions are looked up by the recorded entry's id.
+ */
+export async function diffDecisions(recorded: AsyncIterable<DecisionLogEntry>, replayed: ReadonlyMap<string, DecisionSummary>): Promise<DecisionDiff> {
+  const builder = new DecisionDiffBuilder();
+  for await (const entry of recorded) builder.add(entry, replayed.get(entry.id));
+  return builder.result();
 }
 
 /** The diff as a few lines for a terminal. */
@@ -107,7 +131,7 @@ export function formatDiff(diff: DecisionDiff): string {
     `  unchanged:       ${diff.unchanged}`,
     `  flips:           ${diff.flips}`,
   ];
-  for (const kind of CHANGE_KINDS) if (diff.changes[kind] > 0) lines.push(`  ${kind}: ${' '.repeat(Math.max(0, 16 - kind.length))}${diff.changes[kind]}`);
+  for (const kind of CHANGE_KINDS) if ((diff.changes[kind] ?? 0) > 0) lines.push(`  ${kind}: ${' '.repeat(Math.max(0, 16 - kind.length))}${diff.changes[kind]}`);
   const table = (title: string, rows: DecisionDiff['byRule']) => {
     const keys = Object.keys(rows);
     if (keys.length === 0) return;
