@@ -22,14 +22,14 @@ export interface DecisionLogResult {
 
 /**
  * The compiled Mind2Web-SC checks of the compiled section, with the decision log off and then on
- * for every decision (GUARDAGENT_DECISION_LOG=all), one executor each time, two rounds
+ * for every decision (GUARDAGENT_DECISION_LOG=all), one executor each time, four rounds
  * interleaved (off, all, off, all) so that a drift of the machine shows in both.
  */
 export async function runDecisionLog(o: DecisionLogOptions): Promise<DecisionLogResult> {
   const client = await QueueTransport.connect({ redisUrl: o.redisUrl, prefix: o.prefix });
   const rows: DecisionLogResult['decision_log'] = [];
   try {
-    for (const round_ of [1, 2]) {
+    for (const round_ of [1, 2, 3, 4]) {
       for (const record of ['off', 'all'] as const) {
         const executor = startExecutor({ redisUrl: o.redisUrl, prefix: o.prefix, index: 20 + rows.length, workDir: o.workDir, profileDir: null, env: { GUARDAGENT_DECISION_LOG: record } });
         try {
