@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodeTooComplexError, conditionColumns, ehrCodeAccess, getValueColumns } from '../src/packs/ehragent';
+import { CodeTooComplexError, CodeUnanalysableError, conditionColumns, ehrCodeAccess, getValueColumns } from '../src/packs/ehragent';
 
 describe('conditionColumns / getValueColumns', () => {
   it('reads the column before each operator, whatever the value holds', () => {
@@ -144,6 +144,9 @@ describe('ehrCodeAccess', () => {
     const read = "GetValue(LoadDB('lab'), 'labname')";
     expect(ehrCodeAccess(`x = ${'('.repeat(50)}${read}${')'.repeat(50)}`)).toEqual({ lab: ['labname'] });
     expect(() => ehrCodeAccess(`x = ${'('.repeat(500)}${read}${')'.repeat(500)}`)).toThrow(CodeTooComplexError);
-    expect(() => ehrCodeAccess(`${'if a: '.repeat(500)}${read}`)).toThrow(/nests more than/);
+    const blocks = Array.from({ length: 500 }, (_, depth) => `${' '.repeat(depth)}if a:`).join('\n');
+    expect(() => ehrCodeAccess(`${blocks}\n${' '.repeat(500)}${read}`)).toThrow(/nests more than/);
+    // Not Python (a compound statement after `if a:` on one line): refused as unreadable, not skipped.
+    expect(() => ehrCodeAccess(`${'if a: '.repeat(500)}${read}`)).toThrow(CodeUnanalysableError);
   });
 });

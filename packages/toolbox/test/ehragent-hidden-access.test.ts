@@ -57,6 +57,16 @@ const hidden: Array<[string, string]> = [
   ['SQL built by format', "t = 'cost'\nr = SQLInterpreter('select * from {}'.format(t))"],
   ['SQL built from a variable', "q = make_query()\nr = SQLInterpreter(q)"],
   ['SQL through ATTACH', "r = SQLInterpreter(\"attach database 'x.db' as x\")"],
+  // reads in places a line-by-line reading passes over (found with the real parser)
+  ['LoadDB in an f-string field', "summary = f\"{LoadDB('cost')}\""],
+  ['LoadDB in a default argument', "def show(db=LoadDB('cost')):\n    return db\nanswer = show()"],
+  ['LoadDB in a lambda default', "show = lambda db=LoadDB('cost'): db['uniquepid']"],
+  ['LoadDB in a class base', "class Report(LoadDB('cost')):\n    pass"],
+  ['LoadDB in an except clause', "try:\n    x = 1\nexcept LoadDB('cost'):\n    pass"],
+  ['LoadDB in a decorator', "@LoadDB('cost')\ndef f():\n    pass"],
+  ['LoadDB in a walrus', "if (db := LoadDB('cost')) is not None:\n    answer = db['uniquepid']"],
+  ['LoadDB in a second with item', "with open('a') as f, LoadDB('cost') as db:\n    answer = db"],
+  ['LoadDB in a multi-line f-string', "q = f'''\n{LoadDB(\n'cost')}\n'''"],
   // lines the parser cannot read
   ['a statement after a semicolon', "x = 1; db = LoadDB('cost')"],
   ['unreadable line', "db = LoadDB('cost') if True else ) ("],

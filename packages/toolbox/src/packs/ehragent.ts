@@ -3,14 +3,14 @@ import { ehrCodeAccess, ehrCodeAnalysis, type CodeAnalysis } from './ehragent/co
 import { CodeUnanalysableError } from './ehragent/code-unanalysable-error';
 import { ehrExtractCode } from './ehragent/extract-code';
 import { EICU_SCHEMA, isEicuColumn } from './ehragent/eicu-schema';
-import { tokenizePython, type Token, type TokenKind } from './ehragent/python-tokenizer';
-import { parsePython, MAX_NESTING, type Expr, type Stmt } from './ehragent/python-ast';
+import { parsePython } from './ehragent/parse-python';
+import { MAX_NESTING, type Expr, type Stmt } from './ehragent/python-tree';
 import { CodeTooComplexError } from './ehragent/code-too-complex-error';
 import { conditionColumns, getValueColumns } from './ehragent/condition-columns';
 
 export { CodeTooComplexError, CodeUnanalysableError, MAX_NESTING };
-export { ehrCodeAccess, ehrCodeAnalysis, ehrExtractCode, EICU_SCHEMA, isEicuColumn, tokenizePython, parsePython, conditionColumns, getValueColumns };
-export type { Token, TokenKind, Expr, Stmt, CodeAnalysis };
+export { ehrCodeAccess, ehrCodeAnalysis, ehrExtractCode, EICU_SCHEMA, isEicuColumn, parsePython, conditionColumns, getValueColumns };
+export type { Expr, Stmt, CodeAnalysis };
 
 /** The tables/columns read by the code found in an output log (`ehrCodeAccess(ehrExtractCode(output))`). */
 export function ehrOutputAccess(outputLog: string): Record<string, string[]> {

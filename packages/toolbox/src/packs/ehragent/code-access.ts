@@ -1,5 +1,5 @@
-import { tokenizePython } from './python-tokenizer';
-import { parsePythonReporting, type Expr, type Stmt } from './python-ast';
+import { parsePython } from './parse-python';
+import type { Expr, Stmt } from './python-tree';
 import { AccessRecorder, normalizeTable } from './access-recorder';
 import { conditionColumns, getValueColumns } from './condition-columns';
 import { sqlAccess } from './sql-access';
@@ -33,11 +33,6 @@ function calleeName(func: Expr): string | null {
   if (func.kind === 'name') return func.id;
   if (func.kind === 'attr') return func.name;
   return null;
-}
-
-/** f-string `{expr}` fields become `{}` placeholders, like `.format` templates. */
-function fstringTemplate(value: string): string {
-  return value.replace(/\{\{|\}\}|\{[^{}]*\}/g, (m) => (m === '{{' ? '{' : m === '}}' ? '}' : '{}'));
 }
 
 /** `'{}-{}'.format('a', x)` → 'a-{}': constant arguments filled in, the others left as placeholders. */
@@ -137,7 +132,9 @@ class CodeAnalyzer {
         return this.env.get(e.id) ?? NONE;
       }
       case 'str':
-        return { tables: new Set(), text: e.fstring ? fstringTemplate(e.value) : e.value };
+        // An f-string's fields run: whatever they read is read (the string's own text holds no rows).
+        for (const field of e.fields ?? []) this.eval(field);
+        return { tables: new Set(), text: e.value };
       case 'num':
         return NONE;
       case 'seq':
@@ -313,7 +310,7 @@ export interface CodeAnalysis {
 /** Like ehrCodeAccess, but reports what it could not follow instead of throwing. */
 export function ehrCodeAnalysis(code: string): CodeAnalysis {
   const analyzer = new CodeAnalyzer();
-  const { statements, skipped } = parsePythonReporting(tokenizePython(String(code ?? '')));
+  const { statements, skipped } = parsePython(String(code ?? ''));
   for (const line of skipped) analyzer.cannot(`a line could not be read: ${line}`);
   analyzer.run(statements);
   return { access: analyzer.recorder.result(), unanalysable: analyzer.unanalysable };
