@@ -100,6 +100,29 @@ describe('SSNs, IBANs and emails', () => {
   });
 });
 
+describe('12-digit Maestro cards and written-out emails', () => {
+  it('finds a 12-digit Maestro card in any grouping, and not other 12-digit Luhn-valid numbers', () => {
+    for (const written of ['675964982648', '6759 6498 2648', '6759-6498-2648', '6759.6498.2648']) {
+      expect(redactPii(`Maestro ${written} please`, ['card']), written).toBe('Maestro [REDACTED:card] please');
+    }
+    // Luhn-valid, 12 digits, not a Maestro prefix: a reference number, not a card.
+    expect(detectPii('parcel 412345678905 arrived', ['card'])).toEqual([]);
+  });
+
+  it('finds emails written with [at] and [dot], in brackets of any kind and any case', () => {
+    for (const written of ['jane.doe [at] example [dot] com', 'jane.doe(at)example.com', 'jane.doe {at} mail.example.co.uk', 'JANE.DOE [AT] EXAMPLE DOT COM', 'jane.doe<at>example<dot>org', `jane.doe［at］example．com`]) {
+      const redacted = redactPii(`write to ${written} today`, ['email']);
+      expect(redacted, written).toBe('write to [REDACTED:email] today');
+    }
+  });
+
+  it('leaves ordinary English alone: a bare "at", and a bracketed [at] with no domain', () => {
+    for (const text of ['meet me at example dot com', 'look [at] this', 'prices (at) cost', 'see you at the office.com event']) {
+      expect(detectPii(text, ['email']), text).toEqual([]);
+    }
+  });
+});
+
 describe('secret formats', () => {
   const letters = (n: number) => 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJ'.repeat(10).slice(0, n);
   const alnum = (n: number) => 'a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ'.repeat(10).slice(0, n);

@@ -41,6 +41,7 @@ function digitCount(value: string): number {
 }
 
 const hasDigit = (text: string): boolean => /\d/.test(text);
+const OBFUSCATED_AT = /[[({<] {0,3}at {0,3}[\])}>]/i;
 
 /**
  * "123 45 6789 Main Street": digits in the SSN's shape that start a street address (a street
@@ -59,11 +60,18 @@ function looksLikeStreetNumber(candidate: string, text: string, start: number): 
 /** Written between the digit groups of a number: spaces, tabs, line breaks, dashes, dots, slashes (at most three in a row). */
 const NUMBER_SEPARATORS = /[\s./-]/g;
 
+/**
+ * Maestro issuer prefixes, the only cards issued with 12 digits: twelve bare digits pass Luhn one
+ * time in ten, so a 12-digit run is read as a card only with one of these.
+ */
+const MAESTRO_12 = /^(?:5018|5020|5038|5893|6304|6759|676[1-3])/;
+
 function validCard(candidate: string, text: string, start: number): boolean {
   const digits = candidate.replace(NUMBER_SEPARATORS, '');
   // One dot and nothing else between digits is a decimal number, not a card.
   if (/^\d+\.\d+$/.test(candidate)) return false;
-  if (digits.length < 13 || digits.length > 19) return false;
+  if (digits.length < 12 || digits.length > 19) return false;
+  if (digits.length === 12 && !MAESTRO_12.test(digits)) return false;
   if (/^(\d)\1+$/.test(digits)) return false;
   if (!luhnValid(digits)) return false;
   return !labelledAsReference(text, start);
@@ -98,9 +106,9 @@ function validIpv6(candidate: string): boolean {
 
 export const PII_PATTERNS: readonly PiiPattern[] = [
   ...SECRET_PATTERNS,
-  // Payment cards: brand prefix 2-6, 13-19 digits, Luhn, not labelled as an order number. Any
-  // separators people (or attackers) write between digits: see NUMBER_SEPARATORS.
-  { kind: 'card', regex: /(?<![\d.+])[2-6](?:[\s./-]{0,3}\d){12,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
+  // Payment cards: brand prefix 2-6, 13-19 digits (12 for Maestro), Luhn, not labelled as an order
+  // number. Any separators people (or attackers) write between digits: see NUMBER_SEPARATORS.
+  { kind: 'card', regex: /(?<![\d.+])[2-6](?:[\s./-]{0,3}\d){11,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
   {
     kind: 'iban',
     regex: /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])/g,
@@ -128,6 +136,14 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
     regex:
       /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
     needs: (t) => t.includes('@'),
+  },
+  // Written out to dodge scrapers: "jane.doe [at] example [dot] com", "jane(at)example.com". The
+  // "at" must be bracketed (a bare " at " is ordinary English); a dot may be ".", "[dot]" or " dot ".
+  {
+    kind: 'email',
+    regex:
+      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64} {0,3}[[({<] {0,3}at {0,3}[\])}>] {0,3}(?:[A-Za-z0-9-]{1,63}(?:\.| {0,3}[[({<] {0,3}dot {0,3}[\])}>] {0,3}| dot )){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/gi,
+    needs: (t) => OBFUSCATED_AT.test(t),
   },
   {
     kind: 'ip',
