@@ -33,6 +33,8 @@ export interface SummaryExtras {
   truncatedBytes: number;
   /** Peak resident memory in KiB, when asked for (--report-memory). */
   maxRssKb?: number;
+  /** The peak before the run started (code loaded, workers and policy ready), KiB. */
+  startRssKb?: number;
 }
 
 /** The end-of-run report for stderr, one fact per line so people and scripts can read it. */
@@ -49,7 +51,9 @@ export function formatSummary(counts: BatchCounts, extras: SummaryExtras): strin
     ['guard errors', String(counts.guardErrors)],
     ['rate', `${rate.toFixed(1)}/s (${seconds.toFixed(1)} s)`],
     ...(extras.truncatedBytes ? [['repaired', `cut an unfinished last line of ${extras.truncatedBytes} bytes from --out`] as [string, string]] : []),
-    ...(extras.maxRssKb !== undefined ? [['peak rss', `${Math.round(extras.maxRssKb / 1024)} MiB (${extras.maxRssKb} KiB)`] as [string, string]] : []),
+    ...(extras.maxRssKb !== undefined
+      ? [['peak rss', `${Math.round(extras.maxRssKb / 1024)} MiB (${extras.maxRssKb} KiB)${extras.startRssKb !== undefined ? `; ${Math.round(extras.startRssKb / 1024)} MiB (${extras.startRssKb} KiB) before the run` : ''}`] as [string, string]]
+      : []),
   ];
   return `batch summary\n${rows.map(([k, v]) => `  ${`${k}:`.padEnd(14)}${v}`).join('\n')}\n`;
 }

@@ -80,6 +80,8 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<Bat
       signal: controller.signal,
       progress: (total) => createProgress({ total, label: 'batch', force: options.progress }),
     });
+    // The peak so far (code loaded, workers and policy ready): what the run itself adds shows against it.
+    const startRssKb = process.resourceUsage().maxRSS;
     let result: BatchResult;
     try {
       result = await runner.run();
@@ -96,7 +98,7 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<Bat
       formatSummary(result.counts, {
         elapsedMs: result.elapsedMs,
         truncatedBytes: result.truncatedBytes,
-        ...(options.reportMemory ? { maxRssKb: process.resourceUsage().maxRSS } : {}),
+        ...(options.reportMemory ? { maxRssKb: process.resourceUsage().maxRSS, startRssKb } : {}),
       }),
     );
     if (result.inputError) {
