@@ -40,12 +40,9 @@ export function hasNonAscii(text: string): boolean {
 // full-width characters. Cleared when full, so a text of a million distinct characters costs
 // memory for at most FOLD_CACHE_MAX of them.
 const FOLD_CACHE_MAX = 4096;
-const foldCaches = new Map<string, Map<string, string>>();
+const foldCaches = [new Map<string, string>(), new Map<string, string>(), new Map<string, string>(), new Map<string, string>()];
 
-function foldChar(char: string, confusables: boolean, lowerCase: boolean): string {
-  const key = `${confusables ? 1 : 0}${lowerCase ? 1 : 0}`;
-  let cache = foldCaches.get(key);
-  if (!cache) foldCaches.set(key, (cache = new Map()));
+function foldChar(cache: Map<string, string>, char: string, confusables: boolean, lowerCase: boolean): string {
   const known = cache.get(char);
   if (known !== undefined) return known;
   let folded = '';
@@ -78,43 +75,45 @@ export function normalizeText(input: string, options: NormalizeOptions = {}): No
 }
 
 function foldCodePoints(input: string, confusables: boolean, lowerCase: boolean): NormalizedText {
-  const parts: string[] = [];
-  // Grown by doubling: NFKD may expand a character (a ligature, a fraction), so the size is not known.
-  let index = new Uint32Array(input.length + 16);
+  const cache = foldCaches[(confusables ? 2 : 0) + (lowerCase ? 1 : 0)];
+  // A fold is at most a few units longer than its character (a ligature, a fraction): the map
+  // starts at the input's length plus slack and doubles in the rare case it is outgrown.
+  let index = new Uint32Array(input.length + 64);
   let size = 0;
-  const mapTo = (source: number, count: number) => {
-    if (size + count > index.length) {
-      const grown = new Uint32Array(Math.max(index.length * 2, size + count));
-      grown.set(index.subarray(0, size));
-      index = grown;
-    }
-    for (let i = 0; i < count; i += 1) index[size++] = source;
-  };
+  let text = '';
   let runStart = 0;
-  const flushAscii = (end: number) => {
-    if (end <= runStart) return;
-    const run = input.slice(runStart, end);
-    parts.push(lowerCase ? run.toLowerCase() : run);
-    for (let i = runStart; i < end; i += 1) mapTo(i, 1);
-  };
   for (let at = 0; at < input.length; ) {
     const code = input.charCodeAt(at);
     if (code < 0x80) {
       at += 1;
       continue;
     }
-    flushAscii(at);
-    const char = String.fromCodePoint(input.codePointAt(at) as number);
+    if (at > runStart) {
+      const run = input.slice(runStart, at);
+      text += lowerCase ? run.toLowerCase() : run;
+      for (let i = runStart; i < at; i += 1) index[size++] = i;
+    }
+    // A surrogate pair is one code point.
+    const width = code >= 0xd800 && code <= 0xdbff && at + 1 < input.length ? 2 : 1;
     const from = at;
-    at += char.length;
+    at += width;
     runStart = at;
-    const folded = foldChar(char, confusables, lowerCase);
+    const folded = foldChar(cache, input.slice(from, at), confusables, lowerCase);
     if (folded === '') continue;
-    parts.push(folded);
-    mapTo(from, folded.length);
+    text += folded;
+    if (size + folded.length + (input.length - at) > index.length) {
+      const grown = new Uint32Array(Math.max(index.length * 2, size + folded.length + (input.length - at)));
+      grown.set(index.subarray(0, size));
+      index = grown;
+    }
+    for (let i = 0; i < folded.length; i += 1) index[size++] = from;
   }
-  flushAscii(input.length);
-  return { text: parts.join(''), sourceIndex: index.slice(0, size) };
+  if (input.length > runStart) {
+    const run = input.slice(runStart);
+    text += lowerCase ? run.toLowerCase() : run;
+    for (let i = runStart; i < input.length; i += 1) index[size++] = i;
+  }
+  return { text, sourceIndex: index.slice(0, size) };
 }
 
 const LEET_CANDIDATE = /[013457@$!|]/;

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { detectInjection, detectPii } from '../packages/rails/src/index';
+
+/**
+ * µs per text of the rails' PII and injection detectors, best of 5 rounds, one process:
+ * the public corpora of `guardagent eval --detectors`, and a 183-character log line written in
+ * ASCII and with every `a` and `e` accented (non-ASCII text goes through normalizeText).
+ * Usage: npx tsx bench/detector-cost.ts
+ */
+const data = join(import.meta.dirname, '../packages/benchmarks/data/detectors');
+const texts = (file: string) => readFileSync(join(data, file), 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { text: string }).text);
+const line = 'user jane.doe@example.com paid with card 4111 1111 1111 1111 from 10.0.0.12 at 14:02; shipping to 221B Baker Street, phone +44 20 7946 0958, note: leave at the door';
+const accented = line.replace(/a/g, 'á').replace(/e/g, 'é');
+
+function microseconds(items: string[], fn: (text: string) => unknown): number {
+  let best = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const started = performance.now();
+    for (const text of items) fn(text);
+    best = Math.min(best, ((performance.now() - started) * 1000) / items.length);
+  }
+  return Math.round(best * 10) / 10;
+}
+
+const repeat = (text: string) => Array.from({ length: 20_000 }, () => text);
+console.log(
+  JSON.stringify({
+    pii_corpus_us: microseconds(texts('pii.jsonl'), (t) => detectPii(t)),
+    pii_ascii_line_us: microseconds(repeat(line), (t) => detectPii(t)),
+    pii_accented_line_us: microseconds(repeat(accented), (t) => detectPii(t)),
+    injection_corpus_us: microseconds(texts('injection.jsonl'), (t) => detectInjection(t)),
+  }),
+);
