@@ -1,7 +1,7 @@
 export type { ToolboxDeps, ToolboxFunction } from './toolbox-function';
+export { TOOLBOX_PACK_VERSIONS } from './pack-versions';
 export {
   TOOLBOX_PACK_FUNCTIONS,
-  TOOLBOX_PACK_VERSIONS,
   toolboxFunctions,
   createToolbox,
   describeToolbox,

@@ -12,14 +12,6 @@ export const TOOLBOX_PACK_FUNCTIONS: Record<ToolboxPack, ToolboxFunction[]> = {
   rails: railsPack,
 };
 
-/** Version of each pack's behaviour; part of a policy's digest so a changed pack recompiles. */
-export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
-  core: '2',
-  ehragent: '2',
-  seeact: '2',
-  rails: '2',
-};
-
 /** The functions of the given packs (core is always included). */
 export function toolboxFunctions(packs: readonly ToolboxPack[]): ToolboxFunction[] {
   const wanted = new Set<ToolboxPack>(['core', ...packs]);

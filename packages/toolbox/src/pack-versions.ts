@@ -1,0 +1,16 @@
+import type { ToolboxPack } from '@guardagent/schemas';
+
+/**
+ * Version of each pack's behaviour; part of a policy's digest so a changed pack recompiles (a
+ * program verified against the old behaviour is not used with the new). In a module of its own,
+ * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
+ * does not load the packs' parsers and word lists.
+ * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
+ * - rails 3: 12-digit Maestro cards and written-out emails found.
+ */
+export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
+  core: '2',
+  ehragent: '3',
+  seeact: '2',
+  rails: '3',
+};
