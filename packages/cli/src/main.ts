@@ -1,20 +1,31 @@
 import { Command, CommanderError } from 'commander';
 import { GuardAgentError } from '@guardagent/errors';
-import { registerUp } from './commands/up';
-import { registerCheck } from './commands/check';
-import { registerCompile } from './commands/compile';
-import { registerBatch } from './commands/batch';
-import { registerFeedback } from './commands/feedback';
-import { registerEval } from './commands/eval';
-import { registerDemo } from './commands/demo';
-import { registerApprove } from './commands/approve';
-import { registerMemory } from './commands/memory';
-import { registerMcp } from './commands/mcp';
-import { registerKeys } from './commands/keys';
-import { registerLog } from './commands/log';
-import { registerReplay } from './commands/replay';
+import { createRequire } from 'node:module';
 import { findNpmLauncher } from './process/npm-launcher';
 import { watchLauncher } from './process/watch-launcher';
+
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, loaded only when that command runs (or for the full help): a command
+ * then loads only what it uses, e.g. `approve` and `keys` (HTTP calls) never load the pipeline,
+ * the benchmarks or the gateway. In the order the help lists them.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  up: async () => (await import('./commands/up')).registerUp,
+  check: async () => (await import('./commands/check')).registerCheck,
+  compile: async () => (await import('./commands/compile')).registerCompile,
+  batch: async () => (await import('./commands/batch')).registerBatch,
+  feedback: async () => (await import('./commands/feedback')).registerFeedback,
+  eval: async () => (await import('./commands/eval')).registerEval,
+  demo: async () => (await import('./commands/demo')).registerDemo,
+  approve: async () => (await import('./commands/approve')).registerApprove,
+  log: async () => (await import('./commands/log')).registerLog,
+  replay: async () => (await import('./commands/replay')).registerReplay,
+  memory: async () => (await import('./commands/memory')).registerMemory,
+  mcp: async () => (await import('./commands/mcp')).registerMcp,
+  keys: async () => (await import('./commands/keys')).registerKeys,
+};
 
 // Started by npx / npm exec: npm and the shell it runs us through do not pass on a SIGKILL, so
 // stop (as on SIGTERM: a batch keeps what it wrote and can resume) once that npm process is gone.
@@ -32,21 +43,16 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-registerUp(program);
-registerCheck(program);
-registerCompile(program);
-registerBatch(program);
-registerFeedback(program);
-registerEval(program);
-registerDemo(program);
-registerApprove(program);
-registerLog(program);
-registerReplay(program);
-registerMemory(program);
-registerMcp(program);
-registerKeys(program);
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+program.version(version, '-V, --version', 'print the version');
 
 try {
+  // The first word that is not an option names the command; anything else (no command, `help`,
+  // a typo) registers them all, for the help and for commander's suggestions.
+  const named = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+  for (const name of named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS)) {
+    (await COMMANDS[name]())(program);
+  }
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {

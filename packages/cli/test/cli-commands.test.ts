@@ -32,6 +32,22 @@ examples:
 );
 
 describe('guardagent CLI', () => {
+  it('--version prints the package version; the help lists every command; a misspelt command is refused with a suggestion', async () => {
+    const version = await run(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    const listed = [...help.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]);
+    expect(listed).toEqual(['up', 'check', 'compile', 'batch', 'feedback', 'eval', 'demo', 'approve', 'log', 'replay', 'memory', 'mcp', 'keys', 'help']);
+    const typo = await run(['bacth', '--in', 'x']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/unknown command 'bacth'[\s\S]*Did you mean batch\?/);
+    // A command loads alone and still knows its own options.
+    const wrong = await run(['approve', '--token', 't', '--approver', 'ops', '--nope']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/unknown option '--nope'/);
+  });
+
   it('check runs one job through the pipeline on a private redis-server and exits by decision', async () => {
     const job = join(dir, 'job.json');
     writeFileSync(job, JSON.stringify({ input: 'age: 15', output: 'book' }));
