@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxProcessPool, snapMemoryMb, type ProcessRunRequest, type RunResult } from '../src/index';
@@ -6,6 +7,34 @@ const entry = fileURLToPath(new URL('./fixtures/test-sandbox-child.ts', import.m
 const execArgv = ['--no-node-snapshot', '--import', import.meta.resolve('tsx')];
 const hostCalls: { tenant: string; args: unknown[] }[] = [];
 const gone: string[] = [];
+
+/** The processes this one started (its sandbox workers), from /proc. */
+function childPids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // Field 4 of /proc/<pid>/stat is the parent pid; field 2 (the name) is in parentheses and may hold spaces.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * The whole host stops for `ms` (a paused VM, a frozen cgroup): every sandbox worker of this
+ * process gets SIGSTOP, this process busy-waits, then the workers get SIGCONT.
+ */
+function freezeHost(ms: number): void {
+  const workers = childPids();
+  for (const pid of workers) process.kill(pid, 'SIGSTOP');
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+  for (const pid of workers) process.kill(pid, 'SIGCONT');
+}
 
 const pool = new SandboxProcessPool({
   entry,
@@ -85,6 +114,24 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
       expect(ok(await pool.run(request('return { deny: true, reasons: ["still here"] };')))?.reasons).toEqual(['still here']);
     });
   }
+
+  it('a deadline that passed while the whole host was frozen is moved once, not taken as a hung worker; a worker that does hang still ends hung', async () => {
+    // Workers ready and idle, so each run below is dispatched (its deadline armed) before the freeze.
+    await Promise.all([pool.run(request('return { deny: false, reasons: [] };')), pool.run(request('return { deny: false, reasons: [] };'))]);
+    const started = pool.stats();
+    // 300 ms of guard work; the host freezes for 2 s, past the run's whole deadline (800 + 300 ms grace).
+    const spin = 'const t = Date.now(); while (Date.now() - t < 300) {}';
+    const run = pool.run(request(`${spin} return { deny: true, reasons: ["after the freeze"] };`, { limits: { cpuMs: 5000, wallMs: 800 } }));
+    freezeHost(2_000);
+    expect(ok(await run)?.reasons).toEqual(['after the freeze']);
+    expect(pool.stats().hung - started.hung).toBe(0);
+    // Moved once, not for ever: a worker that deadlocks is still killed, freeze or not.
+    const stuck = pool.run(request('deadlockWorker(); return { deny: false, reasons: [] };', { limits: { cpuMs: 5000, wallMs: 800 } }));
+    freezeHost(2_000);
+    const result = await stuck;
+    expect(!result.ok && result.error.kind).toBe('hung');
+    expect(pool.stats().hung - started.hung).toBe(1);
+  });
 
   it('retries a bystander parked on a host call once elsewhere, and ends only the culprit', async () => {
     const small = new SandboxProcessPool({

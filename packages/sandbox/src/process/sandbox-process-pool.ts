@@ -84,6 +84,10 @@ interface PendingRun {
   worker?: SandboxWorker;
   state?: WorkerRun;
   timer?: NodeJS.Timeout;
+  /** When the deadline timer should fire (performance.now() ms), to tell a late timer from a hung worker. */
+  deadlineAt?: number;
+  /** The deadline was moved once already because this process, not the worker, had stopped. */
+  deadlineMoved?: boolean;
 }
 
 /**
@@ -93,7 +97,10 @@ interface PendingRun {
  *   executor; the pool starts a new worker when work arrives.
  * - **One deadline for everything.** Each run has a wall-clock deadline (`wallMs` + `graceMs`)
  *   kept here, in the executor, covering guard code and every toolbox function it calls. Past it
- *   the worker is SIGKILLed: the run ends `hung`, whatever the worker was doing.
+ *   the worker is SIGKILLed: the run ends `hung`, whatever the worker was doing. A deadline timer
+ *   that fires more than `graceMs` late means this process had stopped (frozen, paused, its
+ *   event loop blocked), not that the worker hung: the deadline then moves once by that lateness,
+ *   and a result already sent is read first.
  * - **Culprits and bystanders.** A worker starts another run only while every run it holds waits
  *   on a host call (its isolate is idle). So when a worker dies, at most one of its runs was
  *   executing: that run ends `crashed` at once (a poison input is never retried into another
@@ -223,7 +230,10 @@ export class SandboxProcessPool {
     run.state = state;
     worker.runs.set(run.id, state);
     // The kill deadline counts from dispatch: a worker is killed only for time its own runs took.
-    run.timer = setTimeout(() => this.onDeadline(run), run.limits.wallMs + this.graceMs);
+    const budgetMs = run.limits.wallMs + this.graceMs;
+    run.deadlineAt = performance.now() + budgetMs;
+    run.deadlineMoved = false;
+    run.timer = setTimeout(() => this.onDeadline(run), budgetMs);
     worker.send({ t: 'run', id: run.id, request: run.request });
   }
 
@@ -278,6 +288,17 @@ export class SandboxProcessPool {
   private onDeadline(run: PendingRun): void {
     const worker = run.worker;
     if (!worker || !this.byId.has(run.id)) return;
+    const lateMs = performance.now() - (run.deadlineAt ?? 0);
+    if (lateMs > this.graceMs && !run.deadlineMoved) {
+      // This process was not running when the deadline passed, so it cannot tell whether the
+      // worker hung: give the run back the time this process lost (a result waiting in the IPC
+      // pipe is read before this new timer fires).
+      run.deadlineMoved = true;
+      const extraMs = Math.min(lateMs, run.limits.wallMs + this.graceMs);
+      run.deadlineAt = performance.now() + extraMs;
+      run.timer = setTimeout(() => this.onDeadline(run), extraMs);
+      return;
+    }
     this.counters.hung++;
     worker.runs.delete(run.id);
     this.finish(
