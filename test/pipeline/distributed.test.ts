@@ -329,6 +329,43 @@ describe('jobs BullMQ gives up on', () => {
       await stack.stop();
     }
   });
+
+  it('a failed chunk job whose answers were never written has each of its checks answered when an executor starts', async () => {
+    const stack = await startTestStack({ stages: [] });
+    const { Redis } = await import('ioredis');
+    const connection = new Redis(stack.redisUrl, { maxRetriesPerRequest: null });
+    const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
+    let runtime: Awaited<ReturnType<typeof createRuntime>> | null = null;
+    const bare = new Worker('executor', async () => {
+      throw new Error('OOM command not allowed when used memory > maxmemory');
+    }, { connection, prefix: stack.prefix });
+    const executorQueue = stack.client['queues'].queue('executor');
+    try {
+      await stack.client.putPolicy(slowPolicy);
+      // Three checks submitted together travel as one chunk job.
+      const { ids } = await stack.client.submitMany(['a', 'b', 'c'].map((text) => ({ policy: 'slow', input: { text } })));
+      const failed = await waitFor(async () => (await executorQueue.getFailed(0, 10)).find((job) => job.name === 'check-chunk'), 15_000, 'the chunk job to fail for good');
+      expect((failed.data as { checks: unknown[] }).checks).toHaveLength(3);
+      await bare.close();
+      for (const id of ids) expect(await stack.client.result(id)).toBeNull();
+
+      runtime = await createRuntime(stack.config, { llm: null, logger: silentLogger });
+      runtime.startWorkers(['executor']);
+      const decisions = await waitFor(async () => {
+        const all = await Promise.all(ids.map((id) => stack.client.result(id)));
+        return all.every((d) => d !== null) ? all : null;
+      }, 15_000, 'the sweeper to answer every check of the failed chunk');
+      for (const [i, decision] of decisions.entries()) {
+        expect(decision).toMatchObject({ id: ids[i], decision: 'deny', status: 'guard_error', error: { code: 'JOB_FAILED' } });
+      }
+      expect(await runtime.sweepFailedJobs()).toBe(0);
+    } finally {
+      await bare.close();
+      connection.disconnect();
+      await runtime?.close();
+      await stack.stop();
+    }
+  });
 });
 
 async function countDecisionKeys(stack: TestStack): Promise<string[]> {

@@ -1,7 +1,8 @@
+import type { Job } from 'bullmq';
 import { errorMessage } from '@guardagent/errors';
-import type { Stage } from '@guardagent/queue';
+import { CHECK_CHUNK_JOB, type PipelineState, type Stage } from '@guardagent/queue';
 import { expectsAnswer } from './answer-failed-job';
-import { salvageState } from './salvage-state';
+import { salvageState, salvageStateOf } from './salvage-state';
 import { endFailedJob, type StageWorkerRuntime } from './stage-worker';
 
 /** How many of each stage's most recently failed jobs one sweep looks at. */
@@ -15,12 +16,23 @@ export interface FailedJobSweeper {
   stop(): void;
 }
 
+/** The states a failed job would be answered for: its own, or each check of a chunk job. */
+function statesOf(stage: Stage, job: Job): PipelineState[] {
+  if (stage === 'executor' && job.name === CHECK_CHUNK_JOB) {
+    const raws = (job.data as { checks?: unknown } | undefined)?.checks;
+    return Array.isArray(raws) ? raws.map((raw) => salvageStateOf(raw)).filter((state): state is PipelineState => state !== null) : [];
+  }
+  const state = salvageState(job);
+  return state ? [state] : [];
+}
+
 /**
  * A job BullMQ failed for good is answered by the worker's 'failed' handler (endFailedJob). That
  * answer is a Redis write: when Redis refused it (out of memory, a restart) or the process died
  * first, the job stays failed with no decision, and its caller would wait for ever. The sweeper
  * looks at each stage's most recently failed jobs on start and every interval, and answers those
- * still without a decision (or compile result) fail-closed, the same way. A decision stored in
+ * still without a decision (or compile result) fail-closed, the same way; for a chunk job, each
+ * of its checks without a decision. Whether checks are decided is one round trip per stage. A decision stored in
  * the meantime stands: answers are written first-wins.
  */
 export function startFailedJobSweeper(runtime: StageWorkerRuntime, stages: readonly Stage[], intervalMs = FAILED_SWEEP_INTERVAL_MS): FailedJobSweeper {
@@ -29,13 +41,19 @@ export function startFailedJobSweeper(runtime: StageWorkerRuntime, stages: reado
     let answered = 0;
     for (const stage of stages) {
       const jobs = await runtime.queues.queue(stage).getFailed(0, FAILED_SWEEP_BATCH - 1);
-      for (const job of jobs) {
-        if (!expectsAnswer(stage, job.name)) continue;
-        const state = salvageState(job);
-        if (!state) continue;
-        const answer = state.purpose === 'compile' ? await runtime.results.getCompileResult(state.tenant, state.jobId) : await runtime.results.getDecision(state.tenant, state.jobId);
-        if (answer !== null) continue;
-        if (await endFailedJob(stage, job, runtime, job.failedReason || 'failed')) answered += 1;
+      // Each job's checks (a chunk job carries many), asked about in one round trip.
+      const waiting = jobs.filter((job) => expectsAnswer(stage, job.name)).map((job) => ({ job, states: statesOf(stage, job) }));
+      const checks = waiting.flatMap(({ states }) => states.filter((state) => state.purpose === 'check'));
+      const decided = await runtime.results.decided(checks.map((state) => ({ tenant: state.tenant, id: state.jobId })));
+      const answeredChecks = new Set(checks.filter((_, i) => decided[i]).map((state) => `${state.tenant}\u0000${state.jobId}`));
+      for (const { job, states } of waiting) {
+        let unanswered = false;
+        for (const state of states) {
+          if (state.purpose === 'compile') unanswered ||= (await runtime.results.getCompileResult(state.tenant, state.jobId)) === null;
+          else unanswered ||= !answeredChecks.has(`${state.tenant}\u0000${state.jobId}`);
+        }
+        // The answer is written first-wins, so checks of a chunk answered meanwhile keep theirs.
+        if (unanswered && (await endFailedJob(stage, job, runtime, job.failedReason || 'failed'))) answered += 1;
       }
     }
     if (answered > 0) runtime.logger.warn({ answered, stages: [...stages] }, 'answered failed jobs that had no answer');
