@@ -179,6 +179,10 @@ export const ReplayRequestSchema = z
     since: sinceOrDate('since').describe('Recorded from this time: a duration back (30m, 24h, 7d) or an ISO date (default: the whole log)'),
     until: sinceOrDate('until').describe('Recorded before this time: a duration back or an ISO date (default: now)'),
     limit: z.number().int().min(1).max(100_000).optional().describe('Most recorded decisions replayed, oldest first (default and most: 100,000)'),
+    llm: z
+      .boolean()
+      .default(false)
+      .describe('Allow a version without a verified program to replay through the LLM (one LLM pipeline per recorded check); refused otherwise'),
   })
   .strict();
 

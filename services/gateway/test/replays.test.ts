@@ -142,6 +142,18 @@ describe('POST /v1/policies/:id/replays', () => {
     const refundsDigest = (await (await f.call('/v1/policies/refunds', { key: owner['shop-a'] })).json()).digest;
     expect((await post({ version: refundsDigest }, 'pay')).status).toBe(404);
     expect((await f.call('/v1/replays/no-such-replay', { key: owner['shop-a'] })).status).toBe(404);
+    // A version with guard requests and no verified program: refused, naming what to do.
+    const unverified = { ...refundPolicy('draft'), mode: 'auto', program: undefined, decisionLog: true };
+    expect((await f.call('/v1/policies/draft', { method: 'PUT', body: unverified, key: owner['shop-a'] })).status).toBe(200);
+    const costly = await post({ version: 'current' }, 'draft');
+    expect(costly.status).toBe(400);
+    expect(JSON.stringify(await costly.json())).toMatch(/"path":"llm".*would call the LLM: compile it first \(POST \/v1\/policies\/draft\/compile\)/);
+    expect((await post({ version: 'current', llm: true }, 'draft')).status).toBe(202);
+    const compiledOnly = { ...unverified, mode: 'compiled', version: '2' };
+    expect((await f.call('/v1/policies/draft', { method: 'PUT', body: compiledOnly, key: owner['shop-a'] })).status).toBe(200);
+    const useless = await post({ version: 'current', llm: true }, 'draft');
+    expect(useless.status).toBe(400);
+    expect(JSON.stringify(await useless.json())).toMatch(/NO_COMPILED_PROGRAM/);
     const agent = (await (await f.call('/v1/keys', { body: { name: 'agent', scopes: ['check'] }, key: owner['shop-a'] })).json()).apiKey;
     expect((await post({}, 'refunds', agent)).status).toBe(403);
   });

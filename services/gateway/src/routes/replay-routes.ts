@@ -22,6 +22,25 @@ async function candidateOf(deps: GatewayDeps, tenant: string, policyId: string, 
   return { named: 'digest', registered };
 }
 
+/**
+ * Refuse a replay that would not test the version's own program: without one, a version with guard
+ * requests decides each check through the LLM (auto, per-request: a bill per recorded check, only
+ * with `llm: true`) or not at all (compiled: every check NO_COMPILED_PROGRAM).
+ */
+async function assertReplayable(deps: GatewayDeps, tenant: string, named: ReplayRecord['candidate']['named'], registered: RegisteredPolicy, llm: boolean): Promise<void> {
+  const { policy } = registered;
+  if (!policy.requests?.trim()) return; // rails only: the rails decide every check
+  if (policy.mode !== 'per-request' && (await deps.programs.getPromoted(tenant, registered.programDigest))) return;
+  const compile = `POST /v1/policies/${policy.id}/compile${named === 'shadow' ? '?shadow=true' : ''}`;
+  if (policy.mode === 'compiled') {
+    throw new ValidationError('replay', [{ path: 'version', message: `version '${policy.version}' has no verified program, so every replayed check would end NO_COMPILED_PROGRAM: compile it first (${compile})` }]);
+  }
+  if (!llm) {
+    const how = policy.mode === 'per-request' ? 'runs per request' : 'has no verified program';
+    throw new ValidationError('replay', [{ path: 'llm', message: `version '${policy.version}' ${how}, so each replayed check would call the LLM: compile it first (${compile}), or pass "llm": true` }]);
+  }
+}
+
 export function replayRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   return [
     route({
@@ -35,6 +54,8 @@ export function replayRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         'newly erroring checks, changed reasons or rules, by rule and by role, with examples. Runs in the background of ' +
         'this gateway, at most 1,000 checks queued at a time and one replay per tenant; follow it at GET /v1/replays/{id}. ' +
         "Replayed checks are not recorded, count rate limits in the replay's own windows and issue no approval token. " +
+        'A version with guard requests and no verified program is refused (400): in `compiled` mode none of its checks could ' +
+        'be decided; otherwise each would call the LLM, which `llm: true` allows. ' +
         "When done, the diff's summary is attached to the version's program verification report (GET /v1/policies/{id}).",
       tag: 'policies',
       auth: 'operate',
@@ -51,6 +72,7 @@ export function replayRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         const untilMs = body.until === undefined ? now : parseSince(body.until, now)!;
         if (sinceMs !== undefined && sinceMs >= untilMs) throw new ValidationError('replay', [{ path: 'until', message: 'must be after since' }]);
         const { named, registered } = await candidateOf(deps, caller.tenant, params.id, body.version);
+        await assertReplayable(deps, caller.tenant, named, registered, body.llm);
         const at = new Date(now).toISOString();
         const record: ReplayRecord = {
           id: randomUUID(),
