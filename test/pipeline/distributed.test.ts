@@ -298,59 +298,29 @@ describe('jobs BullMQ gives up on', () => {
   });
 
   it('a failed job whose answer was never written (Redis refused it, the process died) is answered when an executor starts', async () => {
-    const stack = await startTestStack({ stages: [] });
-    const { Redis } = await import('ioredis');
-    const connection = new Redis(stack.redisUrl, { maxRetriesPerRequest: null });
-    const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
-    let runtime: Awaited<ReturnType<typeof createRuntime>> | null = null;
-    // A bare BullMQ worker: it fails the job like ours would, but writes no answer (as when the
-    // answer's write fails).
-    const bare = new Worker('executor', async () => {
-      throw new Error('OOM command not allowed when used memory > maxmemory');
-    }, { connection, prefix: stack.prefix });
-    try {
-      await stack.client.putPolicy(slowPolicy);
+    await withAnswerlessFailures(async ({ stack, failAll, startExecutor }) => {
       const { id } = await stack.client.submit({ policy: 'slow', input: { text: 'good' } });
-      await waitFor(async () => (await Job.fromId(bare, id))?.isFailed(), 15_000, 'the job to fail for good');
-      await bare.close();
+      await failAll(async (queue) => (await Job.fromId(queue, id))?.isFailed());
       expect(await stack.client.result(id)).toBeNull();
 
-      runtime = await createRuntime(stack.config, { llm: null, logger: silentLogger });
-      runtime.startWorkers(['executor']);
+      const runtime = await startExecutor();
       const decision = await waitFor(async () => stack.client.result(id), 15_000, 'the sweeper to answer the failed job');
       expect(decision).toMatchObject({ id, decision: 'deny', status: 'guard_error', error: { code: 'JOB_FAILED' } });
       expect(decision.reasons.join(' ')).toMatch(/OOM command not allowed/);
       // Answered once: the next sweep finds nothing left to answer.
       expect(await runtime.sweepFailedJobs()).toBe(0);
-    } finally {
-      await bare.close();
-      connection.disconnect();
-      await runtime?.close();
-      await stack.stop();
-    }
+    });
   });
 
   it('a failed chunk job whose answers were never written has each of its checks answered when an executor starts', async () => {
-    const stack = await startTestStack({ stages: [] });
-    const { Redis } = await import('ioredis');
-    const connection = new Redis(stack.redisUrl, { maxRetriesPerRequest: null });
-    const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
-    let runtime: Awaited<ReturnType<typeof createRuntime>> | null = null;
-    const bare = new Worker('executor', async () => {
-      throw new Error('OOM command not allowed when used memory > maxmemory');
-    }, { connection, prefix: stack.prefix });
-    const executorQueue = stack.client['queues'].queue('executor');
-    try {
-      await stack.client.putPolicy(slowPolicy);
+    await withAnswerlessFailures(async ({ stack, failAll, startExecutor }) => {
       // Three checks submitted together travel as one chunk job.
       const { ids } = await stack.client.submitMany(['a', 'b', 'c'].map((text) => ({ policy: 'slow', input: { text } })));
-      const failed = await waitFor(async () => (await executorQueue.getFailed(0, 10)).find((job) => job.name === 'check-chunk'), 15_000, 'the chunk job to fail for good');
+      const failed = await failAll(async (queue) => (await queue.getFailed(0, 10)).find((job) => job.name === 'check-chunk'));
       expect((failed.data as { checks: unknown[] }).checks).toHaveLength(3);
-      await bare.close();
       for (const id of ids) expect(await stack.client.result(id)).toBeNull();
 
-      runtime = await createRuntime(stack.config, { llm: null, logger: silentLogger });
-      runtime.startWorkers(['executor']);
+      const runtime = await startExecutor();
       const decisions = await waitFor(async () => {
         const all = await Promise.all(ids.map((id) => stack.client.result(id)));
         return all.every((d) => d !== null) ? all : null;
@@ -359,14 +329,54 @@ describe('jobs BullMQ gives up on', () => {
         expect(decision).toMatchObject({ id: ids[i], decision: 'deny', status: 'guard_error', error: { code: 'JOB_FAILED' } });
       }
       expect(await runtime.sweepFailedJobs()).toBe(0);
-    } finally {
-      await bare.close();
-      connection.disconnect();
-      await runtime?.close();
-      await stack.stop();
-    }
+    });
   });
 });
+
+/**
+ * A stack (slow policy registered) whose executor queue is first worked by a bare BullMQ worker:
+ * it fails every job like ours would, but writes no answer (as when the answer's write fails).
+ * `failAll` waits until `failed` sees what that worker failed, then stops it; `startExecutor`
+ * starts a real executor runtime, whose failed-job sweeper is under test.
+ */
+async function withAnswerlessFailures<T>(
+  body: (ctx: {
+    stack: TestStack;
+    failAll: <F>(failed: (queue: ReturnType<TestStack['client']['queues']['queue']>) => Promise<F | null | undefined | false>) => Promise<F>;
+    startExecutor: () => Promise<Awaited<ReturnType<typeof import('@guardagent/pipeline').createRuntime>>>;
+  }) => Promise<T>,
+): Promise<T> {
+  const stack = await startTestStack({ stages: [] });
+  const { Redis } = await import('ioredis');
+  const connection = new Redis(stack.redisUrl, { maxRetriesPerRequest: null });
+  const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
+  const runtimes: Array<Awaited<ReturnType<typeof createRuntime>>> = [];
+  const bare = new Worker('executor', async () => {
+    throw new Error('OOM command not allowed when used memory > maxmemory');
+  }, { connection, prefix: stack.prefix });
+  try {
+    await stack.client.putPolicy(slowPolicy);
+    return await body({
+      stack,
+      failAll: async (failed) => {
+        const found = await waitFor(() => failed(stack.client['queues'].queue('executor')), 15_000, 'the bare worker to fail the job for good');
+        await bare.close();
+        return found;
+      },
+      startExecutor: async () => {
+        const runtime = await createRuntime(stack.config, { llm: null, logger: silentLogger });
+        runtimes.push(runtime);
+        runtime.startWorkers(['executor']);
+        return runtime;
+      },
+    });
+  } finally {
+    await bare.close();
+    connection.disconnect();
+    for (const runtime of runtimes) await runtime.close();
+    await stack.stop();
+  }
+}
 
 async function countDecisionKeys(stack: TestStack): Promise<string[]> {
   const { Redis } = await import('ioredis');
