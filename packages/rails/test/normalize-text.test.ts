@@ -28,6 +28,17 @@ describe('normalizeText: what a person reads, whatever the code points', () => {
     expect(original.slice(span.start, span.end)).toBe('４\u200B１𝟏1');
   });
 
+  it('keeps an exact map when folds widen the text far past its length (ligatures), so a finding after them maps back whole', () => {
+    // Each ﬃ folds to three letters: 5,000 of them widen the text by 10,000 units.
+    const input = `${'ﬃ'.repeat(5000)} card 4111 ﬃ`;
+    const normalized = normalizeText(input, { confusables: false, lowerCase: false });
+    expect(normalized.text).toBe(`${'ffi'.repeat(5000)} card 4111 ffi`);
+    expect(normalized.sourceIndex).toHaveLength(normalized.text.length);
+    const at = normalized.text.indexOf('4111');
+    expect(sourceSpan(normalized, input, at, at + 4)).toEqual({ start: input.indexOf('4111'), end: input.indexOf('4111') + 4 });
+    expect(normalized.sourceIndex[normalized.text.length - 1]).toBe(input.length - 1);
+  });
+
   it('is linear on hostile input: 2 MB of combining marks, invisible characters and astral letters', () => {
     const hostile = 'a\u0301\u200B𝐚'.repeat(400_000);
     const { text, sourceIndex } = normalizeText(hostile);
