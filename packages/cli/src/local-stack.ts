@@ -24,6 +24,8 @@ export interface LocalStackOptions {
   llm?: Llm | null;
   configOverrides?: Partial<GuardConfig>;
   serviceName?: string;
+  /** A private redis-server even when REDIS_URL is set (a run that must never touch a deployment). */
+  privateRedis?: boolean;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface LocalStackOptions {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const baseConfig = loadConfig(process.env, options.configOverrides);
   let privateRedis: LocalRedis | null = null;
-  let redisUrl = baseConfig.redisUrl;
+  let redisUrl = options.privateRedis ? undefined : baseConfig.redisUrl;
   if (!redisUrl) {
     privateRedis = await startRedisServer();
     redisUrl = privateRedis.url;

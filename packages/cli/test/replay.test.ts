@@ -77,6 +77,56 @@ describe('guardagent replay', () => {
     expect(replayed).toHaveLength(6);
   });
 
+  it('--since reads the deployment log (REDIS_URL) once into <out>.log.jsonl, and never registers the policy there', async () => {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(testRedisUrl());
+    try {
+      // The deployment's own log, as its decision script writes it.
+      const lines = (await readFile(join(dir, 'traffic.jsonl'), 'utf8')).trim().split('\n');
+      for (const line of lines) await redis.xadd(`${prefix}:default:decision-log`, '*', 'e', line);
+      const out = join(dir, 'since.out.jsonl');
+      const run = await runCli(['replay', '--policy', join(dir, 'strict.yaml'), '--since', '1h', '--out', out, '--json'], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ recorded: 7, compared: 6, notReplayable: 1, flips: 2, unchanged: 3 });
+      expect((await readFile(`${out}.log.jsonl`, 'utf8')).trim().split('\n')).toHaveLength(7);
+      // The replay ran on a private Redis: the deployment has no version of 'moderation'.
+      expect(await redis.exists(`${prefix}:default:policy:moderation`)).toBe(0);
+      expect(await redis.keys(`${prefix}:default:policy-snapshot:*`)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('--against compares two versions on the same traffic, whatever was recorded', async () => {
+    // Recorded under an older rule: "fine 1" was denied then.
+    const drifted = inputs.map((input, i) => (i === 0 ? { ...entry(i, input), decision: 'deny', reasons: ['an old rule'] } : entry(i, input)));
+    await writeFile(join(dir, 'drifted.jsonl'), `${drifted.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const args = (out: string, extra: string[] = []) => ['replay', '--policy', join(dir, 'strict.yaml'), '--from', join(dir, 'drifted.jsonl'), '--out', join(dir, out), '--json', ...extra];
+    const vsRecorded = JSON.parse((await runCli(args('drift.out.jsonl'), env)).stdout);
+    expect(vsRecorded.changes).toMatchObject({ 'deny→allow': 1, 'allow→deny': 2 });
+    const run = await runCli(args('against.out.jsonl', ['--against', join(dir, 'same.yaml')]), env);
+    expect(run.code, run.stderr).toBe(0);
+    const diff = JSON.parse(run.stdout);
+    // Only what the stricter version changes: "worse" denied; the old rule's deny is not a flip.
+    expect(diff).toMatchObject({ recorded: 6, compared: 6, flips: 2, unchanged: 3 });
+    expect(diff.changes).toMatchObject({ 'deny→allow': 0, 'allow→deny': 2, 'reasons or rules changed': 1 });
+    expect((await readFile(join(dir, 'against.out.jsonl.against.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(6);
+  });
+
+  it('refuses unclear traffic options, naming them', async () => {
+    const base = ['replay', '--policy', join(dir, 'same.yaml'), '--out', join(dir, 'opts.out.jsonl')];
+    const neither = await runCli(base, env);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toMatch(/--from FILE or as --since WHEN/);
+    expect((await runCli([...base, '--from', join(dir, 'traffic.jsonl'), '--since', '1h'], env)).code).toBe(2);
+    const until = await runCli([...base, '--from', join(dir, 'traffic.jsonl'), '--until', '1h'], env);
+    expect(until.stderr).toMatch(/--until goes with --since/);
+    await writeFile(join(dir, 'other.yaml'), policy('other', ['bad']));
+    const other = await runCli([...base, '--from', join(dir, 'traffic.jsonl'), '--against', join(dir, 'other.yaml')], env);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/'other' is not a version of 'moderation'/);
+  });
+
   it('refuses a file that is not a decision log, naming the line', async () => {
     await writeFile(join(dir, 'bad-log.jsonl'), `${JSON.stringify(entry(1, 'fine'))}\n{"id": "x"}\n`);
     const run = await runCli(['replay', '--policy', join(dir, 'same.yaml'), '--from', join(dir, 'bad-log.jsonl'), '--out', join(dir, 'bad.out.jsonl')], env);

@@ -113,16 +113,6 @@ function bump(table: DecisionDiff['byRule'], key: string, kind: ChangeKind): voi
   row[kind] = (row[kind] ?? 0) + 1;
 }
 
-/**
- * Compare recorded decisions with their replay under another policy version: the recorded side
- * streams, the replayed decisions are looked up by the recorded entry's id.
- */
-export async function diffDecisions(recorded: AsyncIterable<DecisionLogEntry>, replayed: ReadonlyMap<string, DecisionSummary>): Promise<DecisionDiff> {
-  const builder = new DecisionDiffBuilder();
-  for await (const entry of recorded) builder.add(entry, replayed.get(entry.id));
-  return builder.result();
-}
-
 /** The diff as a few lines for a terminal. */
 export function formatDiff(diff: DecisionDiff): string {
   const lines = [

@@ -1,4 +1,4 @@
-export { CHANGE_KINDS, FLIPS, DecisionDiffBuilder, DecisionDiffSchema, DecisionSummarySchema, changeOf, diffDecisions, formatDiff } from './decision-diff';
+export { CHANGE_KINDS, FLIPS, DecisionDiffBuilder, DecisionDiffSchema, DecisionSummarySchema, changeOf, formatDiff } from './decision-diff';
 export type { ChangeKind, DecisionDiff, DecisionSummary, RecordedDecision } from './decision-diff';
 export { ReplayProgressSchema, type ReplayProgress } from './replay-progress';
 export { ReplayStalledError } from './replay-stalled-error';

@@ -20,6 +20,8 @@ export interface BatchCommandOptions {
   idleTimeoutMs: number;
   /** Use workers already running on REDIS_URL instead of starting them here. */
   remote: boolean;
+  /** Run on a private redis-server even when REDIS_URL is set (replays: never touch a deployment). */
+  privateRedis?: boolean;
   progress: boolean;
   reportMemory: boolean;
 }
@@ -58,7 +60,7 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<Bat
 
   let stack: Awaited<ReturnType<typeof startLocalStack>>;
   try {
-    stack = await startLocalStack({ stages: options.remote ? [] : undefined, serviceName: 'guardagent-batch' });
+    stack = await startLocalStack({ stages: options.remote ? [] : undefined, serviceName: 'guardagent-batch', privateRedis: options.privateRedis ?? false });
   } catch (error) {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
