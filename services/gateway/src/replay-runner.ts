@@ -39,8 +39,9 @@ export interface ReplayStart {
 /**
  * Runs replays in the background of the gateway process that accepted them: one at a time per
  * tenant, each through the tenant's transport (so its checks go to the normal executors), its
- * record updated as it goes. A gateway that stops aborts its replays (their records read
- * `interrupted` once stale).
+ * record updated as it goes. A gateway that closes aborts its replays and marks them
+ * `interrupted`; one that dies cannot, and its replays read `interrupted` once their records are
+ * stale (see ReplayStore).
  */
 export class ReplayRunner {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
