@@ -3,7 +3,7 @@ import { errorMessage, GuardAgentError } from '@guardagent/errors';
 import type { Logger } from '@guardagent/pipeline';
 import { DecisionLog, type ResultStore } from '@guardagent/queue';
 import type { ProgramStore, RegisteredPolicy } from '@guardagent/registry';
-import { runReplay, type ReplayOptions } from '@guardagent/replay';
+import { ReplayInterruptedError, runReplay, type ReplayOptions } from '@guardagent/replay';
 import { ConflictError } from './gateway-errors';
 import type { ReplayRecord, ReplayStore } from './replay-store';
 import type { TenantTransports } from './tenant-transports';
@@ -67,7 +67,7 @@ export class ReplayRunner {
   async close(): Promise<void> {
     this.closed = true;
     const all = [...this.running.values()];
-    for (const { controller } of all) controller.abort(new ConflictError('the gateway stopped'));
+    for (const { controller } of all) controller.abort(new ReplayInterruptedError('the gateway running it closed'));
     await Promise.all(all.map(({ done }) => done));
   }
 
@@ -118,7 +118,9 @@ export class ReplayRunner {
         truncated: progress.truncated,
         finishedAt,
       });
-    } catch (error) {
+    } catch (thrown) {
+      // Aborted: whatever the wait that noticed threw, the reason is the abort's.
+      const error: unknown = signal.aborted ? signal.reason : thrown;
       const code = error instanceof GuardAgentError ? error.code : 'REPLAY_FAILED';
       const state = signal.aborted ? 'interrupted' : 'failed';
       logger.warn({ tenant, replay: record.id, code }, `replay ${state}: ${errorMessage(error)}`);
