@@ -6,8 +6,7 @@ import { startExecutor, waitForExecutors } from '../lib/executors';
 import { log } from '../lib/log';
 import type { M2wWorkload } from '../lib/m2w-jobs';
 import { CpuSampler, type CpuSplit, type CpuTarget } from '../lib/proc-cpu';
-import { quantile, round } from '../lib/stats';
-import { checkBurst } from './compiled';
+import { burstStats, checkBurst } from './compiled';
 
 export interface ClusterOptions {
   prefix: string;
@@ -60,11 +59,7 @@ export async function runCluster(o: ClusterOptions): Promise<ClusterResult> {
       cluster_burst: {
         primaries: cluster.nodes.length,
         executors: 1,
-        seconds: round(result.seconds),
-        errors: result.errors,
-        wrong: result.wrong,
-        p50_ms: round(quantile(result.latencies, 0.5)),
-        p99_ms: round(quantile(result.latencies, 0.99)),
+        ...burstStats(result),
         cpu: split,
       },
     };

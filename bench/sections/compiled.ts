@@ -157,11 +157,7 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
       log(`compiled burst ${label}: ${o.jobs} checks in ${result.seconds.toFixed(2)} s = ${throughput}/s (errors ${result.errors}, wrong ${result.wrong})`);
       return {
         throughput,
-        seconds: round(result.seconds),
-        errors: result.errors,
-        wrong: result.wrong,
-        p50_ms: round(quantile(result.latencies, 0.5)),
-        p99_ms: round(quantile(result.latencies, 0.99)),
+        ...burstStats(result),
         cpu: split,
         roundTrips,
         serverCommands: commandsPerItem(beforeServer, afterServer, o.jobs),
@@ -248,4 +244,15 @@ export async function checkBurst(
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, n) }, slot));
   return { seconds: (performance.now() - started) / 1000, errors, wrong, latencies };
+}
+
+/** What every burst reports of itself: duration, errors, wrong decisions, latency quantiles. */
+export function burstStats(result: Awaited<ReturnType<typeof checkBurst>>): { seconds: number; errors: number; wrong: number; p50_ms: number; p99_ms: number } {
+  return {
+    seconds: round(result.seconds),
+    errors: result.errors,
+    wrong: result.wrong,
+    p50_ms: round(quantile(result.latencies, 0.5)),
+    p99_ms: round(quantile(result.latencies, 0.99)),
+  };
 }

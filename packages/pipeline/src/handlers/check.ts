@@ -96,7 +96,7 @@ async function enforceCheck(state: PipelineState, deps: PipelineDeps): Promise<S
  * its approval token is never recorded (only stored decisions record theirs). Never throws.
  */
 async function shadowCheck(state: PipelineState, shadow: NonNullable<PipelineState['shadow']>, deps: PipelineDeps): Promise<NonNullable<PipelineState['shadowResult']>> {
-  const policy = { id: shadow.id, version: shadow.version, digest: shadow.digest, programDigest: shadow.programDigest };
+  const policy = shadow;
   try {
     const outcome = await enforceCheck({ ...state, policy: shadow, shadow: null, rails: null, timings: {} }, deps);
     if (outcome.kind === 'decision') {

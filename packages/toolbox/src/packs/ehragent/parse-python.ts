@@ -173,12 +173,13 @@ class Converter {
   }
 
   private functionDefinition(node: SyntaxNode, out: Stmt[]): void {
-    const name = children(node).find((c) => c.name === 'VariableName');
-    const paramList = children(node).find((c) => c.name === 'ParamList');
+    const parts = children(node);
+    const name = parts.find((c) => c.name === 'VariableName');
+    const paramList = parts.find((c) => c.name === 'ParamList');
     const { params, defaults } = paramList ? this.params(paramList) : { params: [], defaults: [] };
     if (defaults.length > 0) out.push({ kind: 'expr', values: defaults });
     out.push({ kind: 'def', name: name ? this.text(name) : '', params });
-    for (const child of children(node)) if (child.name === 'Body') this.block(child, out);
+    for (const child of parts) if (child.name === 'Body') this.block(child, out);
   }
 
   /** A parameter list's names, and its default values (they run when the function is made). */
@@ -259,9 +260,10 @@ class Converter {
       case 'ComprehensionExpression':
         return this.comprehension(children(node));
       case 'LambdaExpression': {
-        const paramList = children(node).find((c) => c.name === 'ParamList');
+        const parts = children(node);
+        const paramList = parts.find((c) => c.name === 'ParamList');
         const { params, defaults } = paramList ? this.params(paramList) : { params: [], defaults: [] };
-        const body = children(node).filter(isExpression);
+        const body = parts.filter(isExpression);
         const lambda: Expr = { kind: 'lambda', params, body: body.length > 0 ? this.expr(body[body.length - 1]) : { kind: 'ops', parts: [], operators: [] } };
         // Default values run when the lambda is made: read them beside it.
         return defaults.length > 0 ? { kind: 'ops', parts: [...defaults, lambda], operators: [] } : lambda;
