@@ -174,6 +174,17 @@ describe('national phone numbers after a phone label', () => {
 });
 
 describe('hostile input ends within the rails time budget', () => {
+  it('2 MB of near-miss written-out emails ([at] without a domain, dots without an end, full-width brackets), inside RAILS_DEADLINE_MS', () => {
+    const part = MAX_TEXT_CHARS / 4;
+    const text = `${'jane [at] '.repeat(part / 10)}${'a [at] bb [dot] cc; '.repeat(part / 20)}${'x［at］'.repeat(part / 6)}${'9 '.repeat(part / 2)}`;
+    const started = performance.now();
+    const findings = detectPii(text, ['email', 'card']);
+    expect(performance.now() - started).toBeLessThan(RAILS_DEADLINE_MS);
+    // The only whole written-out emails are the "a [at] bb [dot] cc" ones, each found.
+    expect(findings.length).toBe(part / 20);
+    expect(findings.every((f) => f.kind === 'email' && f.match === 'a [at] bb [dot] cc')).toBe(true);
+  });
+
   it('2 MB of separators, zero-width characters, digit runs and full-width signs in one call, inside RAILS_DEADLINE_MS', () => {
     const quarter = MAX_TEXT_CHARS / 8;
     const text = `${'4 . '.repeat(quarter / 2)}${ZW.repeat(quarter)}${'1\u00A0'.repeat(quarter / 2)}＠${'9'.repeat(quarter)}`;
