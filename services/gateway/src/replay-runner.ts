@@ -57,7 +57,7 @@ export class ReplayRunner {
     if (this.closed) throw new ConflictError('the gateway is shutting down; start the replay again');
     const busy = this.running.get(tenant);
     if (busy) throw new ConflictError(`a replay of this tenant is already running on this gateway; wait for it to finish`, { tenant });
-    await this.deps.store.save(tenant, start.record);
+    await this.deps.store.create(tenant, start.record);
     const controller = new AbortController();
     const done = this.run(tenant, start, controller.signal).finally(() => this.running.delete(tenant));
     this.running.set(tenant, { controller, done });

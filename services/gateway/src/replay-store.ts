@@ -44,7 +44,8 @@ export class ReplayStore {
     this.keys = keys(prefix);
   }
 
-  async save(tenant: string, record: ReplayRecord): Promise<void> {
+  /** Store a new replay's record and list it under its policy. */
+  async create(tenant: string, record: ReplayRecord): Promise<void> {
     const index = this.keys.policyReplays(tenant, record.policyId);
     await this.redis
       .multi()
@@ -55,6 +56,11 @@ export class ReplayStore {
       .zremrangebyrank(index, 0, -(LIST_MAX + 1))
       .expire(index, REPLAY_TTL_SECONDS)
       .exec();
+  }
+
+  /** Overwrite a replay's record as it progresses (one write; the index is the creation's). */
+  async save(tenant: string, record: ReplayRecord): Promise<void> {
+    await this.redis.set(this.keys.replay(tenant, record.id), JSON.stringify(record), 'EX', REPLAY_TTL_SECONDS);
   }
 
   /** The replay, or null when this tenant has none with that id. */
