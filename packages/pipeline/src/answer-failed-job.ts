@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { errorMessage } from '@guardagent/errors';
-import { CHECK_CHUNK_JOB, type PipelineState, type Stage } from '@guardagent/queue';
+import { CHECK_CHUNK_JOB, checksCarried, type PipelineState, type Stage } from '@guardagent/queue';
 import { finalizeCompile, finalizeDecision, finalizeDecisions, type FinalizeDeps } from './finalize';
 import type { Logger } from './logger';
 import { salvageState, salvageStateOf } from './salvage-state';
@@ -66,8 +66,7 @@ function failureOf(deps: AnswerFailedJobDeps, stage: Stage, job: Job, reason: st
  * no record of what it routed.
  */
 async function answerFailedChunk(deps: AnswerFailedJobDeps, job: Job, reason: string): Promise<boolean> {
-  const raws = (job.data as { checks?: unknown } | undefined)?.checks;
-  if (!Array.isArray(raws)) return false;
+  const raws = checksCarried(job);
   const error = failureOf(deps, 'executor', job, reason);
   const ended = raws
     .map((raw) => salvageStateOf(raw))

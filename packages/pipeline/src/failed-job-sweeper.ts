@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
 import { errorMessage } from '@guardagent/errors';
-import { CHECK_CHUNK_JOB, type PipelineState, type Stage } from '@guardagent/queue';
+import { checksCarried, type PipelineState, type Stage } from '@guardagent/queue';
 import { expectsAnswer } from './answer-failed-job';
-import { salvageState, salvageStateOf } from './salvage-state';
+import { salvageStateOf } from './salvage-state';
 import { endFailedJob, type StageWorkerRuntime } from './stage-worker';
 
 /** How many of each stage's most recently failed jobs one sweep looks at. */
@@ -17,13 +17,10 @@ export interface FailedJobSweeper {
 }
 
 /** The states a failed job would be answered for: its own, or each check of a chunk job. */
-function statesOf(stage: Stage, job: Job): PipelineState[] {
-  if (stage === 'executor' && job.name === CHECK_CHUNK_JOB) {
-    const raws = (job.data as { checks?: unknown } | undefined)?.checks;
-    return Array.isArray(raws) ? raws.map((raw) => salvageStateOf(raw)).filter((state): state is PipelineState => state !== null) : [];
-  }
-  const state = salvageState(job);
-  return state ? [state] : [];
+function statesOf(job: Job): PipelineState[] {
+  return checksCarried(job)
+    .map((raw) => salvageStateOf(raw))
+    .filter((state): state is PipelineState => state !== null);
 }
 
 /**
@@ -42,7 +39,7 @@ export function startFailedJobSweeper(runtime: StageWorkerRuntime, stages: reado
     for (const stage of stages) {
       const jobs = await runtime.queues.queue(stage).getFailed(0, FAILED_SWEEP_BATCH - 1);
       // Each job's checks (a chunk job carries many), asked about in one round trip.
-      const waiting = jobs.filter((job) => expectsAnswer(stage, job.name)).map((job) => ({ job, states: statesOf(stage, job) }));
+      const waiting = jobs.filter((job) => expectsAnswer(stage, job.name)).map((job) => ({ job, states: statesOf(job) }));
       const checks = waiting.flatMap(({ states }) => states.filter((state) => state.purpose === 'check'));
       const decided = await runtime.results.decided(checks.map((state) => ({ tenant: state.tenant, id: state.jobId })));
       const answeredChecks = new Set(checks.filter((_, i) => decided[i]).map((state) => `${state.tenant}\u0000${state.jobId}`));
