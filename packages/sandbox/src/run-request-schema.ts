@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { ValidationError } from '@guardagent/errors';
 import { parseOrThrow, toFieldIssues } from '@guardagent/schemas';
@@ -72,22 +73,44 @@ export interface ToolboxShape {
 
 // Toolbox arrays are usually built once per process and passed with every request: validate each once.
 const shapes = new WeakMap<readonly SandboxToolboxFunction[], ToolboxShape>();
+// A toolbox with host-backed functions is rebuilt for every run (its functions are bound to the
+// run), with the same names each time: what the schema checks of the names is checked once per
+// list of names and kinds, and of each new array only that its entries are functions.
+const shapesByKey = new LRUCache<string, ToolboxShape>({ max: 256 });
+
+/** `name:a|s,...` of an array that looks like a toolbox, or null (the schema then says what is wrong). */
+function shapeKey(toolbox: unknown): string | null {
+  if (!Array.isArray(toolbox)) return null;
+  const parts: string[] = [];
+  for (const f of toolbox as unknown[]) {
+    if (typeof f !== 'object' || f === null) return null;
+    const { name, async, fn } = f as Record<string, unknown>;
+    if (typeof name !== 'string' || typeof async !== 'boolean' || typeof fn !== 'function') return null;
+    parts.push(`${name}:${async ? 'a' : 's'}`);
+  }
+  return parts.join(',');
+}
 
 export function toolboxShape(toolbox: unknown): ToolboxShape {
   if (Array.isArray(toolbox)) {
     const cached = shapes.get(toolbox);
     if (cached) return cached;
   }
-  const result = ToolboxSchema.safeParse(toolbox);
-  if (!result.success) throw new ValidationError('sandbox run request', toFieldIssues(result.error, 'toolbox'));
-  const fns = toolbox as SandboxToolboxFunction[];
-  const shape: ToolboxShape = {
-    names: fns.map((f) => f.name),
-    asyncFlags: fns.map((f) => f.async),
-    anyAsync: fns.some((f) => f.async),
-    key: fns.map((f) => `${f.name}:${f.async ? 'a' : 's'}`).join(','),
-  };
-  shapes.set(fns, shape);
+  const key = shapeKey(toolbox);
+  let shape = key === null ? undefined : shapesByKey.get(key);
+  if (!shape) {
+    const result = ToolboxSchema.safeParse(toolbox);
+    if (!result.success) throw new ValidationError('sandbox run request', toFieldIssues(result.error, 'toolbox'));
+    const fns = toolbox as SandboxToolboxFunction[];
+    shape = {
+      names: fns.map((f) => f.name),
+      asyncFlags: fns.map((f) => f.async),
+      anyAsync: fns.some((f) => f.async),
+      key: fns.map((f) => `${f.name}:${f.async ? 'a' : 's'}`).join(','),
+    };
+    shapesByKey.set(shape.key, shape);
+  }
+  shapes.set(toolbox as SandboxToolboxFunction[], shape);
   return shape;
 }
 

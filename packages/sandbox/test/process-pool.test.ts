@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxProcessPool, snapMemoryMb, type ProcessRunRequest, type RunResult } from '../src/index';
+import { DEFAULT_MAX_CODES_PER_WORKER } from '../src/process/sent-code';
 
 const entry = fileURLToPath(new URL('./fixtures/test-sandbox-child.ts', import.meta.url));
 const execArgv = ['--no-node-snapshot', '--import', import.meta.resolve('tsx')];
@@ -80,6 +81,15 @@ describe('SandboxProcessPool: guard code runs in worker processes', () => {
     const cpu = await pool.run(request('for (;;) {}'));
     expect(!cpu.ok && cpu.error.kind).toBe('timeout');
     expect(pool.stats().workersStarted).toBe(before);
+  });
+
+  it('sends a program to a worker once and then by number: more programs than a worker keeps, twice round, each decides as its own', async () => {
+    const programs = Array.from({ length: DEFAULT_MAX_CODES_PER_WORKER + 6 }, (_, i) => `return { deny: false, reasons: ["program ${i}"] };`);
+    for (let round = 0; round < 2; round++) {
+      const reasons = [];
+      for (const code of programs) reasons.push(ok(await pool.run(request(code)))?.reasons[0]);
+      expect(reasons).toEqual(programs.map((_, i) => `program ${i}`));
+    }
   });
 
   it('snaps isolate memory limits to a few sizes', () => {

@@ -7,10 +7,11 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * does not load the packs' parsers and word lists.
  * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
  * - rails 3: 12-digit Maestro cards and written-out emails found.
+ * - seeact 3: readEnglish's `language` is 'not-read' when the words alone show English.
  */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '3',
-  seeact: '2',
+  seeact: '3',
   rails: '3',
 };

@@ -28,6 +28,15 @@ describe('readEnglish', () => {
     expect(readEnglish('ホテルを予約して')).toMatchObject({ english: false, language: 'jpn' });
   });
 
+  it('asks the language identifier only when the words alone do not settle it', () => {
+    // Every word known: English without franc, which is said, not guessed.
+    expect(readEnglish('Go to cart')).toMatchObject({ english: true, unknownShare: 0, language: 'not-read' });
+    // Mostly unknown words, yet franc reads English: English, and the language is franc's.
+    const typos = readEnglish('Findd cheapst flihgts to Bostn tomorow');
+    expect(typos.unknownShare).toBeGreaterThan(UNKNOWN_SHARE_LIMIT);
+    expect(typos).toMatchObject({ english: true, language: 'eng' });
+  });
+
   it('judges every word of a Title Case task (capitals would otherwise pass every word as a name)', () => {
     expect(readEnglish('Please Alquila Un Coche En Barcelona').english).toBe(false);
     expect(readEnglish('Please Rent A Car In Barcelona').english).toBe(true);

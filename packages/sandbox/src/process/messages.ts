@@ -24,8 +24,31 @@ export const ProcessRunRequestSchema = z.object({
 });
 export type ProcessRunRequest = z.infer<typeof ProcessRunRequestSchema>;
 
+/**
+ * Guard code as a run message carries it. A verified program runs thousands of times with the same
+ * text, so the executor sends the text to a worker once, under a number of its choosing, and
+ * then only the number (`text` absent). The executor also decides which numbers the worker may
+ * forget (`forget`), so both ends always agree on what the worker holds: messages on one IPC
+ * channel arrive in the order they were sent.
+ */
+export const CodeRefSchema = z.object({
+  id: z.number().int().nonnegative(),
+  text: z.string().max(1_000_000).optional(),
+});
+export type CodeRef = z.infer<typeof CodeRefSchema>;
+
+/** A run request on the wire: the code by reference (see CodeRefSchema). */
+export const WireRunRequestSchema = ProcessRunRequestSchema.omit({ code: true }).extend({ code: CodeRefSchema });
+export type WireRunRequest = z.infer<typeof WireRunRequestSchema>;
+
 export const ParentMessageSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('run'), id: z.number().int(), request: ProcessRunRequestSchema }),
+  z.object({
+    t: z.literal('run'),
+    id: z.number().int(),
+    request: WireRunRequestSchema,
+    /** Code numbers the worker drops before this run (the executor's cache of what it sent evicted them). */
+    forget: z.array(z.number().int().nonnegative()).max(1024).optional(),
+  }),
   z.object({
     t: z.literal('host-result'),
     callId: z.number().int(),

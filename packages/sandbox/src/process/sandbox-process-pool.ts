@@ -75,8 +75,13 @@ interface PendingRun {
   retried: boolean;
   /** Counted in activeByTenant (dispatched, not yet finished or requeued). */
   active?: boolean;
-  /** Ends every host call of the run when the run ends. */
-  hostAbort: AbortController;
+  /**
+   * Ends every host call of the run when the run ends. Made with the first host call: most runs
+   * make none, and aborting a controller costs a DOMException.
+   */
+  hostAbort?: AbortController;
+  /** The run has its result (finish ran). */
+  ended?: boolean;
   /** Host calls made (the cap counts these, cache hits included). */
   hostCalls: number;
   /** What the host calls cost: `calls` counts LLM requests (a call answered from a cache is none). */
@@ -158,7 +163,6 @@ export class SandboxProcessPool {
         startedNs: process.hrtime.bigint(),
         resolve,
         retried: false,
-        hostAbort: new AbortController(),
         hostCalls: 0,
         hostUsage: { calls: 0, promptTokens: 0, completionTokens: 0 },
       };
@@ -234,7 +238,7 @@ export class SandboxProcessPool {
     run.deadlineAt = performance.now() + budgetMs;
     run.deadlineMoved = false;
     run.timer = setTimeout(() => this.onDeadline(run), budgetMs);
-    worker.send({ t: 'run', id: run.id, request: run.request });
+    worker.sendRun(run.id, run.request);
   }
 
   private onMessage(worker: SandboxWorker, message: ChildMessage): void {
@@ -273,8 +277,9 @@ export class SandboxProcessPool {
     if (!fn) throw new Error(`no host function '${name}'`);
     const max = this.options.maxHostCallsPerRun ?? DEFAULT_MAX_HOST_CALLS_PER_RUN;
     if (run.hostCalls >= max) throw new Error(`a guard run may make at most ${max} toolbox calls that reach the host (LLM)`);
-    if (run.hostAbort.signal.aborted) throw new Error('the guard run has ended');
+    if (run.ended) throw new Error('the guard run has ended');
     run.hostCalls++;
+    run.hostAbort ??= new AbortController();
     return fn(run.request.tenant, args, {
       signal: run.hostAbort.signal,
       addUsage: (usage) => {
@@ -358,7 +363,8 @@ export class SandboxProcessPool {
     if (run.timer) clearTimeout(run.timer);
     this.release(run);
     // Host calls still in flight (an LLM request past the deadline) are cancelled.
-    run.hostAbort.abort();
+    run.ended = true;
+    run.hostAbort?.abort();
     run.resolve(run.hostCalls > 0 ? { ...result, hostUsage: { ...run.hostUsage } } : result);
     // The tenant may have runs waiting for its share.
     if (this.queue.length > 0) queueMicrotask(() => this.pump());

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { ChildMessageSchema, type ChildMessage, type ParentMessage } from './messages';
+import { ChildMessageSchema, type ChildMessage, type ParentMessage, type ProcessRunRequest } from './messages';
+import { SentCode } from './sent-code';
 
 /** One run in flight on a worker, as the worker's owner tracks it. */
 export interface WorkerRun {
@@ -26,6 +27,8 @@ export class SandboxWorker {
   ready = false;
   gone = false;
   readonly spawnedAt = Date.now();
+  /** The guard code this process holds by number (it starts with none). */
+  private readonly sentCode = new SentCode();
   private readonly child: ChildProcess;
   private stderrTail = '';
 
@@ -67,6 +70,14 @@ export class SandboxWorker {
   get idle(): boolean {
     for (const run of this.runs.values()) if (run.parkedCalls === 0) return false;
     return true;
+  }
+
+  /** Start a run here: the code goes by number once this process has it. */
+  sendRun(id: number, request: ProcessRunRequest): void {
+    const { code, ...rest } = request;
+    const ref = this.sentCode.ref(code);
+    const forget = this.sentCode.takeForgotten();
+    this.send({ t: 'run', id, request: { ...rest, code: ref }, ...(forget.length > 0 ? { forget } : {}) });
   }
 
   send(message: ParentMessage): void {

@@ -2,7 +2,7 @@ import { errorMessage } from '@guardagent/errors';
 import { isolatedVmPackage } from '../isolated-vm';
 import { SandboxPool } from '../sandbox-pool';
 import type { RunResult, SandboxPoolOptions, SandboxToolboxFunction } from '../sandbox-types';
-import { ParentMessageSchema, type ChildMessage, type ProcessRunRequest } from './messages';
+import { ParentMessageSchema, type ChildMessage, type WireRunRequest } from './messages';
 
 /** Calls a function that lives in the executor (e.g. the LLM classifier with its Redis cache). */
 export type HostCall = (name: string, args: unknown[]) => Promise<unknown>;
@@ -31,14 +31,18 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
   const pool = new SandboxPool({ size: 1, ...options.pool });
   const hostCalls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextCallId = 1;
+  /** Guard code by the number the executor sent it under (it decides what is kept: see SentCode). */
+  const codes = new Map<number, string>();
 
   const post = (message: ChildMessage) => {
     send(message);
   };
 
-  const runOne = async (id: number, request: ProcessRunRequest) => {
+  const runOne = async (id: number, request: WireRunRequest) => {
     let result: RunResult;
     try {
+      const code = codes.get(request.code.id);
+      if (code === undefined) throw new Error(`no guard code under number ${request.code.id} (the executor and this worker disagree on what was sent)`);
       const callHost: HostCall = (name, args) =>
         new Promise((resolve, reject) => {
           const callId = nextCallId++;
@@ -47,7 +51,7 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
         });
       const toolbox = options.buildToolbox(request.packs, request.tenant, callHost);
       result = await pool.run({
-        code: request.code,
+        code,
         input: request.input,
         output: request.output,
         context: request.context,
@@ -68,6 +72,8 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
     if (!parsed.success) return;
     const message = parsed.data;
     if (message.t === 'run') {
+      for (const forgotten of message.forget ?? []) codes.delete(forgotten);
+      if (message.request.code.text !== undefined) codes.set(message.request.code.id, message.request.code.text);
       void runOne(message.id, message.request);
       return;
     }

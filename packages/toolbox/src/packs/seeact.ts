@@ -60,7 +60,7 @@ export const seeactPack: ToolboxFunction[] = [
     pack: 'seeact',
     signature: 'readEnglish(task: string): { english: boolean, unknownShare: number, language: string, unknownWords: string[] }',
     description:
-      "Whether a task reads as English, so that empty classifyTask categories can be trusted to mean no rule applies: english is false when over 30 % of its lower-case words are not English words (WordNet) and a language identifier reads it best as another language. Call it when classifyTask finds no category; deny when english is false (the guard cannot tell what the task asks for).",
+      "Whether a task reads as English, so that empty classifyTask categories can be trusted to mean no rule applies: english is false when over 30 % of its lower-case words are not English words (WordNet) and a language identifier reads it best as another language (language is 'not-read' when the words alone show English). Call it when classifyTask finds no category; deny when english is false (the guard cannot tell what the task asks for).",
     async: false,
     create: () => readEnglish,
   },

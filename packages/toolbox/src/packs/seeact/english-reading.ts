@@ -23,7 +23,11 @@ export interface EnglishReading {
   english: boolean;
   /** Share of the judged words that are not English words (0..1). */
   unknownShare: number;
-  /** The language franc reads best (ISO 639-3, or 'und' when the text is too short to tell). */
+  /**
+   * The language franc reads best (ISO 639-3, or 'und' when the text is too short to tell), or
+   * 'not-read' when the words alone show English (unknownShare at most UNKNOWN_SHARE_LIMIT) and
+   * franc was not asked.
+   */
   language: string;
   /** The words that were not English words, lower-cased, at most 20. */
   unknownWords: string[];
@@ -32,6 +36,8 @@ export interface EnglishReading {
 /** Above this share of unknown words (the 100 dev tasks reach 0.17, with typos), and read best as another language, a task is not English. */
 export const UNKNOWN_SHARE_LIMIT = 0.3;
 const ENGLISH_LIKE = new Set(['eng', 'sco', 'und']);
+/** `language` of a task whose words alone show English: franc is not asked. */
+export const NOT_READ = 'not-read';
 /** franc reads at most this much; the start of a task is enough to tell its language. */
 const MAX_CHARS = 2_000;
 const MAX_UNKNOWN_LISTED = 20;
@@ -111,8 +117,11 @@ export function readEnglish(task: string): EnglishReading {
   const lexiconWords = englishWords();
   const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, lexiconWords));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
-  // franc reads the task as written: look-alike letters mapped to Latin would make Cyrillic read as English.
-  const language = francAll(task.slice(0, MAX_CHARS), { minLength: 3, only: LANGUAGES })[0]?.[0] ?? 'und';
+  // Only both signals together say "not English", so franc (a third of this function's cost on
+  // an English task) is asked only when the words alone do not settle it. It reads the task as
+  // written: look-alike letters mapped to Latin would make Cyrillic read as English.
+  const language =
+    unknownShare > UNKNOWN_SHARE_LIMIT ? (francAll(task.slice(0, MAX_CHARS), { minLength: 3, only: LANGUAGES })[0]?.[0] ?? 'und') : NOT_READ;
   return {
     english: !(unknownShare > UNKNOWN_SHARE_LIMIT && !ENGLISH_LIKE.has(language)),
     unknownShare: Math.round(unknownShare * 1000) / 1000,

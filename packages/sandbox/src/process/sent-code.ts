@@ -1,0 +1,56 @@
+import { LRUCache } from 'lru-cache';
+import type { CodeRef } from './messages';
+
+/** Programs one worker keeps by number, by default: a worker serves every tenant's programs. */
+export const DEFAULT_MAX_CODES_PER_WORKER = 64;
+/** And their text in characters, together (guard code is at most 1,000,000 characters). */
+export const DEFAULT_MAX_CODE_CHARS_PER_WORKER = 8 * 1024 * 1024;
+
+/**
+ * The guard code an executor has sent one worker, by the number it was sent under (see
+ * CodeRefSchema). Evictions are handed to the worker with the next run (`takeForgotten`), so the
+ * worker holds exactly what this cache holds.
+ */
+export class SentCode {
+  private nextId = 0;
+  private forgotten: number[] = [];
+  /** Sent but too large to keep: forgotten with the message after the one that carried it. */
+  private dropAfterNext: number[] = [];
+  private readonly ids: LRUCache<string, number>;
+
+  constructor(
+    maxCodes = DEFAULT_MAX_CODES_PER_WORKER,
+    private readonly maxChars = DEFAULT_MAX_CODE_CHARS_PER_WORKER,
+  ) {
+    this.ids = new LRUCache<string, number>({
+      max: maxCodes,
+      maxSize: maxChars,
+      sizeCalculation: (_id, code) => Math.max(1, code.length),
+      dispose: (id) => {
+        this.forgotten.push(id);
+      },
+    });
+  }
+
+  /** How to send `code` to the worker: its number, with the text the first time. */
+  ref(code: string): CodeRef {
+    const known = this.ids.get(code);
+    if (known !== undefined) return { id: known };
+    const id = this.nextId++;
+    // Code larger than the whole cache is sent with every run, and dropped by the worker before the next.
+    if (code.length <= this.maxChars) this.ids.set(code, id);
+    else this.dropAfterNext.push(id);
+    return { id, text: code };
+  }
+
+  /**
+   * Numbers the worker should drop before the run this message carries: those evicted since the
+   * last call (the worker applies them before it reads this message's code).
+   */
+  takeForgotten(): number[] {
+    const ids = this.forgotten;
+    this.forgotten = this.dropAfterNext;
+    this.dropAfterNext = [];
+    return ids;
+  }
+}
