@@ -125,6 +125,36 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
     });
   }
 
+  it('a poison input among runs sent in one message: it alone ends crashed, its neighbours are decided once, and it takes no neighbour with it on its retry', async () => {
+    const started = pool.stats();
+    // One tenant's runs submitted together travel in one message; the poison waits behind two.
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      pool.run(request(i === 2 ? 'abortWorker(); return { deny: false, reasons: [] };' : `return { deny: false, reasons: ["run ${i}"] };`, { tenant: 'one-message' })),
+    );
+    const results = await Promise.all(runs);
+    expect(results.map((r) => (r.ok ? r.verdict.reasons[0] : r.error.kind))).toEqual(['run 0', 'run 1', 'crashed', 'run 3', 'run 4', 'run 5', 'run 6', 'run 7']);
+    const after = pool.stats();
+    expect(after.crashed - started.crashed).toBe(1);
+    // The first message held all eight; the five behind the poison were retried, each in a message of its own.
+    expect(after.runMessages - started.runMessages).toBeLessThanOrEqual(1 + 5 + 1);
+    expect(after.retried - started.retried).toBe(5);
+  });
+
+  it('runs sent in one message each get their whole deadline from their own start, and another tenant is served meanwhile', async () => {
+    const started = pool.stats();
+    // Eight runs of 300 ms each: 2.4 s together, past one run's 1.5 s + 0.3 s deadline.
+    const spin = 'const until = Date.now() + 300; while (Date.now() < until) {} return { deny: true, reasons: ["spun"] };';
+    const slow = Array.from({ length: 8 }, () => pool.run(request(spin, { tenant: 'slow' })));
+    const other = await pool.run(request('return { deny: false, reasons: ["served"] };', { tenant: 'quick' }));
+    expect(ok(other)?.reasons).toEqual(['served']);
+    const results = await Promise.all(slow);
+    expect(results.map((r) => (r.ok ? r.verdict.reasons[0] : r.error.kind))).toEqual(Array.from({ length: 8 }, () => 'spun'));
+    const after = pool.stats();
+    expect(after.hung - started.hung).toBe(0);
+    // The slow tenant's eight went in one message; the quick tenant's run in another.
+    expect(after.runMessages - started.runMessages).toBe(2);
+  });
+
   it('a deadline that passed while the whole host was frozen is moved once, not taken as a hung worker; a worker that does hang still ends hung', async () => {
     // Workers ready and idle, so each run below is dispatched (its deadline armed) before the freeze.
     await Promise.all([pool.run(request('return { deny: false, reasons: [] };')), pool.run(request('return { deny: false, reasons: [] };'))]);

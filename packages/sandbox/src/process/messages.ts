@@ -9,6 +9,9 @@ import { SandboxLimitsSchema } from '../run-request-schema';
  * with its Redis cache) are called back over `host` / `host-result`.
  */
 
+/** Most runs one message carries. */
+export const MAX_RUNS_PER_MESSAGE = 64;
+
 /** What a guard run needs, as plain data. */
 export const ProcessRunRequestSchema = z.object({
   code: z.string().max(1_000_000),
@@ -27,9 +30,9 @@ export type ProcessRunRequest = z.infer<typeof ProcessRunRequestSchema>;
 /**
  * Guard code as a run message carries it. A verified program runs thousands of times with the same
  * text, so the executor sends the text to a worker once, under a number of its choosing, and
- * then only the number (`text` absent). The executor also decides which numbers the worker may
- * forget (`forget`), so both ends always agree on what the worker holds: messages on one IPC
- * channel arrive in the order they were sent.
+ * then only the number (`text` absent). The executor also decides which numbers the worker
+ * forgets (`forget`), so both ends agree on what the worker holds: messages on one IPC channel
+ * arrive in the order they were sent.
  */
 export const CodeRefSchema = z.object({
   id: z.number().int().nonnegative(),
@@ -44,9 +47,15 @@ export type WireRunRequest = z.infer<typeof WireRunRequestSchema>;
 export const ParentMessageSchema = z.discriminatedUnion('t', [
   z.object({
     t: z.literal('run'),
-    id: z.number().int(),
-    request: WireRunRequestSchema,
-    /** Code numbers the worker drops before this run (the executor's cache of what it sent evicted them). */
+    /**
+     * Runs the worker starts one after another, in this order: the next when the one before has
+     * ended or waits on a host call (see SandboxProcessPool: "Runs in one message").
+     */
+    runs: z
+      .array(z.object({ id: z.number().int(), request: WireRunRequestSchema }))
+      .min(1)
+      .max(MAX_RUNS_PER_MESSAGE),
+    /** Code numbers the worker drops after reading this message's code (the executor's cache of what it sent evicted them). */
     forget: z.array(z.number().int().nonnegative()).max(1024).optional(),
   }),
   z.object({

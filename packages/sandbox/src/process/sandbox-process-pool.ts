@@ -3,7 +3,7 @@ import { errorMessage } from '@guardagent/errors';
 import { SandboxPoolClosedError } from '../sandbox-pool-closed-error';
 import { DEFAULT_LIMITS, type ResolvedLimits, type RunResult, type SandboxLimits } from '../sandbox-types';
 import { parseLimits } from '../run-request-schema';
-import { ProcessRunRequestSchema, type ChildMessage, type ProcessRunRequest } from './messages';
+import { MAX_RUNS_PER_MESSAGE, ProcessRunRequestSchema, type ChildMessage, type ProcessRunRequest } from './messages';
 import { snapMemoryMb } from './snap-memory';
 import { SandboxWorker, type WorkerRun } from './sandbox-worker';
 
@@ -33,8 +33,13 @@ export interface SandboxProcessPoolOptions {
   graceMs?: number;
   /** Limits of a run that sets none. */
   defaultLimits?: SandboxLimits;
-  /** Runs a worker may hold at once, counting those parked on host calls. Default 8. */
+  /** Runs a worker may hold at once, counting those parked on host calls and those waiting to start. Default 8. */
   maxRunsPerWorker?: number;
+  /**
+   * Runs of one tenant sent to a worker in one message, to start there one after another.
+   * Default 8; 1 sends every run alone. See "Runs in one message" below.
+   */
+  maxRunsPerMessage?: number;
   /**
    * Runs of one tenant executing at once, across the pool. Default `size - 1` (at least 1): a tenant
    * whose checks loop until their deadline can never hold every worker.
@@ -63,6 +68,8 @@ export interface SandboxProcessPoolStats {
   hung: number;
   retried: number;
   workersStarted: number;
+  /** Run messages sent to workers (each carries one or more runs: see maxRunsPerMessage). */
+  runMessages: number;
 }
 
 interface PendingRun {
@@ -112,12 +119,23 @@ interface PendingRun {
  *   crash), and the parked runs, bystanders, are retried once on another worker. If the culprit
  *   cannot be told apart (a run resumed from a host call while another was running), every
  *   executing run is retried once, and a run that is under a second crash ends `crashed`.
+ * - **Runs in one message.** A message costs tens of µs at each end whatever it carries, so an
+ *   idle worker is sent up to `maxRunsPerMessage` waiting runs of one tenant at once. The worker
+ *   starts them one after another, the next when no started run is executing, and answers each
+ *   as it ends; this pool keeps the same account. So a run's deadline starts when the run starts,
+ *   not while it waits behind another, and when a worker dies the run it was executing is known.
+ *   The runs that waited behind it are retried once elsewhere: a run already retried is always
+ *   sent by itself, so a poison input ends `crashed` on its second worker and takes no neighbour
+ *   with it. Only one tenant's runs share a message: a tenant's slow guard delays its own checks,
+ *   never another tenant's, and a message never gives a tenant another worker (the runs in it
+ *   start on the worker its first run holds).
  * - **The executor's event loop never waits on guard work**: only messages cross.
  */
 export class SandboxProcessPool {
   private readonly size: number;
   private readonly graceMs: number;
   private readonly maxRunsPerWorker: number;
+  private readonly maxRunsPerMessage: number;
   private readonly queueTimeoutMs: number;
   private readonly maxActivePerTenant: number;
   /** Runs dispatched and not finished, per tenant. */
@@ -128,12 +146,14 @@ export class SandboxProcessPool {
   private readonly byId = new Map<number, PendingRun>();
   private nextId = 1;
   private closed = false;
-  private readonly counters = { runs: 0, crashed: 0, hung: 0, retried: 0, workersStarted: 0 };
+  private readonly counters = { runs: 0, crashed: 0, hung: 0, retried: 0, workersStarted: 0, runMessages: 0 };
+  private pumpScheduled = false;
 
   constructor(private readonly options: SandboxProcessPoolOptions) {
     this.size = Math.max(1, options.size ?? availableParallelism());
     this.graceMs = options.graceMs ?? 1000;
     this.maxRunsPerWorker = Math.max(1, options.maxRunsPerWorker ?? 8);
+    this.maxRunsPerMessage = Math.min(MAX_RUNS_PER_MESSAGE, Math.max(1, options.maxRunsPerMessage ?? 8));
     this.queueTimeoutMs = options.queueTimeoutMs ?? 10_000;
     this.maxActivePerTenant = Math.max(1, options.maxActivePerTenant ?? this.size - 1);
     this.defaultLimits = { ...DEFAULT_LIMITS, ...(options.defaultLimits ?? {}) };
@@ -168,7 +188,8 @@ export class SandboxProcessPool {
       };
       this.byId.set(run.id, run);
       this.queue.push(run);
-      this.pump();
+      // Runs submitted together (a chunk's checks, in one loop) are sent together.
+      this.schedulePump();
     });
   }
 
@@ -184,6 +205,15 @@ export class SandboxProcessPool {
     this.queue.length = 0;
   }
 
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
       // The oldest run whose tenant is under its share of the workers.
@@ -191,9 +221,28 @@ export class SandboxProcessPool {
       if (index < 0) return;
       const worker = this.pickWorker();
       if (!worker) return;
-      const [run] = this.queue.splice(index, 1) as [PendingRun];
-      this.dispatch(run, worker);
+      this.dispatch(this.takeBatch(index, worker), worker);
     }
+  }
+
+  /**
+   * The run at `index` and, unless it was retried (then it travels alone), later waiting runs of
+   * its tenant that were not retried either, as many as the worker has room for.
+   */
+  private takeBatch(index: number, worker: SandboxWorker): PendingRun[] {
+    const [first] = this.queue.splice(index, 1) as [PendingRun];
+    const batch = [first];
+    if (first.retried) return batch;
+    const room = Math.min(this.maxRunsPerMessage, this.maxRunsPerWorker - worker.runs.size);
+    // Looks a bounded way down the queue, so a long queue of other tenants' runs costs little.
+    for (let i = index, looked = 0; i < this.queue.length && batch.length < room && looked < room * 4; looked++) {
+      const run = this.queue[i]!;
+      if (run.request.tenant === first.request.tenant && !run.retried) {
+        this.queue.splice(i, 1);
+        batch.push(run);
+      } else i++;
+    }
+    return batch;
   }
 
   /** An idle ready worker with room, else a new worker if the pool is not full, else none. */
@@ -220,25 +269,46 @@ export class SandboxProcessPool {
     this.workers.push(worker);
   }
 
-  private dispatch(run: PendingRun, worker: SandboxWorker): void {
-    const waitedMs = Number(process.hrtime.bigint() - run.startedNs) / 1e6;
-    if (waitedMs > this.queueTimeoutMs) {
-      // Every worker was busy (or starting) that long: end the run without charging a worker for it.
-      this.finish(run, failure('timeout', `no sandbox worker was free within ${this.queueTimeoutMs} ms`, run));
-      return;
+  private dispatch(batch: PendingRun[], worker: SandboxWorker): void {
+    const sent: PendingRun[] = [];
+    for (const run of batch) {
+      const waitedMs = Number(process.hrtime.bigint() - run.startedNs) / 1e6;
+      if (waitedMs > this.queueTimeoutMs) {
+        // Every worker was busy (or starting) that long: end the run without charging a worker for it.
+        this.finish(run, failure('timeout', `no sandbox worker was free within ${this.queueTimeoutMs} ms`, run));
+        continue;
+      }
+      const state: WorkerRun = { id: run.id, parkedCalls: 0, started: false };
+      run.worker = worker;
+      run.state = state;
+      worker.runs.set(run.id, state);
+      worker.queue.push(state);
+      sent.push(run);
     }
-    const state: WorkerRun = { id: run.id, parkedCalls: 0 };
+    if (sent.length === 0) return;
+    worker.sendRuns(sent.map((run) => ({ id: run.id, request: run.request })));
+    this.counters.runMessages++;
+    this.advance(worker);
+  }
+
+  /**
+   * Start, in this account, the next run waiting on the worker when none of its started runs is
+   * executing: the worker does the same on its side.
+   */
+  private advance(worker: SandboxWorker): void {
+    if (worker.gone || worker.executing) return;
+    const state = worker.queue.shift();
+    if (!state) return;
+    const run = this.byId.get(state.id);
+    if (!run) return;
+    state.started = true;
     this.activeByTenant.set(run.request.tenant, (this.activeByTenant.get(run.request.tenant) ?? 0) + 1);
     run.active = true;
-    run.worker = worker;
-    run.state = state;
-    worker.runs.set(run.id, state);
-    // The kill deadline counts from dispatch: a worker is killed only for time its own runs took.
+    // The kill deadline counts from the start: a worker is killed only for time its own runs took.
     const budgetMs = run.limits.wallMs + this.graceMs;
     run.deadlineAt = performance.now() + budgetMs;
     run.deadlineMoved = false;
     run.timer = setTimeout(() => this.onDeadline(run), budgetMs);
-    worker.sendRun(run.id, run.request);
   }
 
   private onMessage(worker: SandboxWorker, message: ChildMessage): void {
@@ -251,14 +321,16 @@ export class SandboxProcessPool {
       if (!run || run.worker !== worker) return;
       worker.runs.delete(run.id);
       this.finish(run, message.result);
+      this.advance(worker);
       this.pump();
       return;
     }
     const run = this.byId.get(message.runId);
     const state = worker.runs.get(message.runId);
-    if (!run || !state) return;
+    if (!run || !state?.started) return;
     state.parkedCalls++;
-    // The worker's isolate is idle while this run waits: another run may start there.
+    // The worker's isolate is idle while this run waits: the next run there starts, or another is sent.
+    this.advance(worker);
     this.pump();
     void this.callHost(run, message.name, message.args).then(
       (value) => {
@@ -318,8 +390,10 @@ export class SandboxProcessPool {
     if (index >= 0) this.workers.splice(index, 1);
     const runs = [...worker.runs.values()].map((s) => this.byId.get(s.id)).filter((r): r is PendingRun => r !== undefined);
     worker.runs.clear();
-    const executing = runs.filter((r) => (r.state?.parkedCalls ?? 0) === 0);
-    const parked = runs.filter((r) => (r.state?.parkedCalls ?? 0) > 0);
+    worker.queue.length = 0;
+    const executing = runs.filter((r) => r.state?.started && r.state.parkedCalls === 0);
+    // Parked runs, and runs that waited behind the executing one: retried once, elsewhere.
+    const bystanders = runs.filter((r) => !r.state?.started || r.state.parkedCalls > 0);
     let culprits = 0;
     for (const run of executing) {
       if (executing.length === 1 || run.retried) {
@@ -328,7 +402,7 @@ export class SandboxProcessPool {
         this.finish(run, failure('crashed', `the sandbox worker running this guard died (${reason})`, run));
       } else this.retry(run, reason);
     }
-    for (const run of parked) this.retry(run, reason);
+    for (const run of bystanders) this.retry(run, reason);
     this.options.onWorkerGone?.({ pid: worker.pid, reason, culprits, bystanders: runs.length - culprits });
     if (this.closed) return;
     if (!worker.ready) {
@@ -367,7 +441,7 @@ export class SandboxProcessPool {
     run.hostAbort?.abort();
     run.resolve(run.hostCalls > 0 ? { ...result, hostUsage: { ...run.hostUsage } } : result);
     // The tenant may have runs waiting for its share.
-    if (this.queue.length > 0) queueMicrotask(() => this.pump());
+    if (this.queue.length > 0) this.schedulePump();
   }
 
   private release(run: PendingRun): void {

@@ -2,11 +2,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { ChildMessageSchema, type ChildMessage, type ParentMessage, type ProcessRunRequest } from './messages';
 import { SentCode } from './sent-code';
 
-/** One run in flight on a worker, as the worker's owner tracks it. */
+/** One run sent to a worker, as the worker's owner tracks it. */
 export interface WorkerRun {
   id: number;
   /** Host calls this run waits on: while > 0 its guard code is parked, not executing. */
   parkedCalls: number;
+  /** The worker has started it (see SandboxWorker.queue); until then it waits there behind others. */
+  started: boolean;
 }
 
 export interface SandboxWorkerOptions {
@@ -23,7 +25,13 @@ export interface SandboxWorkerOptions {
  * segfault or a runaway toolbox function costs this process, never the executor.
  */
 export class SandboxWorker {
+  /** Every run sent here and not ended, started or not. */
   readonly runs = new Map<number, WorkerRun>();
+  /**
+   * Runs sent here and not started, in the order the worker starts them: the next when no started
+   * run is executing (each has ended or waits on a host call), as the worker itself does.
+   */
+  readonly queue: WorkerRun[] = [];
   ready = false;
   gone = false;
   readonly spawnedAt = Date.now();
@@ -66,18 +74,30 @@ export class SandboxWorker {
     return this.child.pid;
   }
 
-  /** True when every run on it waits on a host call: its isolate is idle, so another run may start. */
+  /**
+   * True when nothing waits here to start and every started run waits on a host call: its
+   * isolate is idle, so more runs may be sent.
+   */
   get idle(): boolean {
+    if (this.queue.length > 0) return false;
     for (const run of this.runs.values()) if (run.parkedCalls === 0) return false;
     return true;
   }
 
-  /** Start a run here: the code goes by number once this process has it. */
-  sendRun(id: number, request: ProcessRunRequest): void {
-    const { code, ...rest } = request;
-    const ref = this.sentCode.ref(code);
+  /** A started run that is executing (not waiting on a host call), if any. */
+  get executing(): boolean {
+    for (const run of this.runs.values()) if (run.started && run.parkedCalls === 0) return true;
+    return false;
+  }
+
+  /** Send runs in one message; the code goes by number once this process has it. */
+  sendRuns(runs: ReadonlyArray<{ id: number; request: ProcessRunRequest }>): void {
+    const wire = runs.map(({ id, request }) => {
+      const { code, ...rest } = request;
+      return { id, request: { ...rest, code: this.sentCode.ref(code) } };
+    });
     const forget = this.sentCode.takeForgotten();
-    this.send({ t: 'run', id, request: { ...rest, code: ref }, ...(forget.length > 0 ? { forget } : {}) });
+    this.send({ t: 'run', runs: wire, ...(forget.length > 0 ? { forget } : {}) });
   }
 
   send(message: ParentMessage): void {

@@ -14,8 +14,6 @@ export const DEFAULT_MAX_CODE_CHARS_PER_WORKER = 8 * 1024 * 1024;
 export class SentCode {
   private nextId = 0;
   private forgotten: number[] = [];
-  /** Sent but too large to keep: forgotten with the message after the one that carried it. */
-  private dropAfterNext: number[] = [];
   private readonly ids: LRUCache<string, number>;
 
   constructor(
@@ -37,20 +35,20 @@ export class SentCode {
     const known = this.ids.get(code);
     if (known !== undefined) return { id: known };
     const id = this.nextId++;
-    // Code larger than the whole cache is sent with every run, and dropped by the worker before the next.
+    // Code larger than the whole cache is sent with every run, and dropped once its message is read.
     if (code.length <= this.maxChars) this.ids.set(code, id);
-    else this.dropAfterNext.push(id);
+    else this.forgotten.push(id);
     return { id, text: code };
   }
 
   /**
-   * Numbers the worker should drop before the run this message carries: those evicted since the
-   * last call (the worker applies them before it reads this message's code).
+   * Numbers the worker should drop: those evicted since the last call. They go with the message
+   * whose refs evicted them, and the worker drops them after it has read that message's code (an
+   * eviction can hit code an earlier run of the same message refers to).
    */
   takeForgotten(): number[] {
     const ids = this.forgotten;
-    this.forgotten = this.dropAfterNext;
-    this.dropAfterNext = [];
+    this.forgotten = [];
     return ids;
   }
 }

@@ -20,8 +20,8 @@ export interface SandboxChildOptions {
 }
 
 /**
- * The body of a sandbox worker process: runs guard code for its executor, one message at a time
- * in, results out, over the IPC channel. Nothing here trusts the guard code; the executor trusts
+ * The body of a sandbox worker process: runs guard code for its executor, runs in (several per
+ * message), one result message per run out, over the IPC channel. Nothing here trusts the guard code; the executor trusts
  * nothing the worker says either (it validates every message and owns every deadline).
  * Exits when the executor goes away (IPC disconnect), so no worker outlives its executor.
  */
@@ -29,24 +29,50 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('serveSandboxChild must run in a process forked with an IPC channel');
   const pool = new SandboxPool({ size: 1, ...options.pool });
-  const hostCalls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const hostCalls = new Map<number, { runId: number; resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextCallId = 1;
   /** Guard code by the number the executor sent it under (it decides what is kept: see SentCode). */
   const codes = new Map<number, string>();
+  // Runs start one at a time, in the order they were sent: the next when no started run is
+  // executing (each has ended or waits on a host call). The executor keeps the same account, so
+  // it knows which run is executing when this process dies, and starts each run's deadline when
+  // the run starts here, not while it waits behind another.
+  const waiting: Array<{ id: number; code: string | undefined; request: WireRunRequest }> = [];
+  /** Host calls each started, unfinished run waits on. */
+  const parked = new Map<number, number>();
+  let executing = 0;
 
   const post = (message: ChildMessage) => {
     send(message);
   };
 
-  const runOne = async (id: number, request: WireRunRequest) => {
+  const startNext = () => {
+    while (executing === 0 && waiting.length > 0) {
+      const next = waiting.shift()!;
+      executing++;
+      parked.set(next.id, 0);
+      void runOne(next.id, next.code, next.request);
+    }
+  };
+
+  const runOne = async (id: number, code: string | undefined, request: WireRunRequest) => {
     let result: RunResult;
     try {
-      const code = codes.get(request.code.id);
       if (code === undefined) throw new Error(`no guard code under number ${request.code.id} (the executor and this worker disagree on what was sent)`);
       const callHost: HostCall = (name, args) =>
         new Promise((resolve, reject) => {
+          const calls = parked.get(id);
+          // A call left behind by a run that has ended (its promise was never awaited).
+          if (calls === undefined) return reject(new Error('the guard run has ended'));
           const callId = nextCallId++;
-          hostCalls.set(callId, { resolve, reject });
+          hostCalls.set(callId, { runId: id, resolve, reject });
+          parked.set(id, calls + 1);
+          if (calls === 0) {
+            executing--;
+            // The isolate is idle while this run waits: the next run may start (not from inside
+            // this toolbox call, which the isolate is still in).
+            setImmediate(startNext);
+          }
           post({ t: 'host', runId: id, callId, name, args });
         });
       const toolbox = options.buildToolbox(request.packs, request.tenant, callHost);
@@ -62,7 +88,12 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
     } catch (error) {
       result = { ok: false, error: { kind: 'internal', message: `sandbox worker: ${errorMessage(error)}` }, durationUs: 0, toolCalls: 0 };
     }
+    // Sent before the next run starts, so the executor never charges this run for the next one's fault.
     post({ t: 'result', id, result });
+    // A run that ended while a host call was still out was no longer counted as executing.
+    if ((parked.get(id) ?? 0) === 0) executing--;
+    parked.delete(id);
+    startNext();
   };
 
   process.on('message', (raw: unknown) => {
@@ -72,16 +103,26 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
     if (!parsed.success) return;
     const message = parsed.data;
     if (message.t === 'run') {
+      // Code is looked up as the message arrives (this message's forget list, or a later one's,
+      // may drop it before the run starts).
+      for (const run of message.runs) {
+        if (run.request.code.text !== undefined) codes.set(run.request.code.id, run.request.code.text);
+        waiting.push({ id: run.id, code: codes.get(run.request.code.id), request: run.request });
+      }
       for (const forgotten of message.forget ?? []) codes.delete(forgotten);
-      if (message.request.code.text !== undefined) codes.set(message.request.code.id, message.request.code.text);
-      void runOne(message.id, message.request);
+      startNext();
       return;
     }
-    const waiting = hostCalls.get(message.callId);
-    if (!waiting) return;
+    const call = hostCalls.get(message.callId);
+    if (!call) return;
     hostCalls.delete(message.callId);
-    if (message.ok) waiting.resolve(message.value);
-    else waiting.reject(new Error(message.error ?? 'host call failed'));
+    const calls = parked.get(call.runId);
+    if (calls !== undefined) {
+      parked.set(call.runId, calls - 1);
+      if (calls === 1) executing++; // the run resumes
+    }
+    if (message.ok) call.resolve(message.value);
+    else call.reject(new Error(message.error ?? 'host call failed'));
   });
   process.on('disconnect', () => {
     void pool.close().finally(() => process.exit(0));
