@@ -44,7 +44,7 @@ export interface ReplyMessage {
 // batch results, tenant in-flight set, tenant policy labels, approval record, decision log.
 // ARGV: [1] ttl s, [2] fence token, [3] policies per tenant, [4] log entries cap, [5] oldest log
 // entry id kept (ms), then SAVE_ARGS per decision: decision JSON, count field, count field past
-// the policy cap, reply channel, message, batch outcome, id, policy id, approval record ttl ms,
+// the policy cap, reply channel, message head (the message is head .. decision JSON .. '}'), batch outcome, id, policy id, approval record ttl ms,
 // approval record pairs (JSON array), log entry JSON, shadow count field, shadow count field past
 // the policy cap.
 const SAVE_KEYS = 7;
@@ -119,7 +119,8 @@ for i = 0, n - 1 do
         logOrder[#logOrder + 1] = KEYS[k + 7]
       end
     end
-    if ARGV[a + 4] ~= '' then append(channels, channelOrder, ARGV[a + 4], ARGV[a + 5]) end
+    -- The announcement is its head and the decision (sent once, not twice).
+    if ARGV[a + 4] ~= '' then append(channels, channelOrder, ARGV[a + 4], ARGV[a + 5] .. ARGV[a + 1] .. '}') end
     results[i + 1] = 1
   else
     results[i + 1] = 0
@@ -233,7 +234,8 @@ export class ResultStore {
     for (const { decision, tenant, replyTo, batchId, record, logEntry } of entries) {
       const outcome = decision.status === 'guard_error' ? 'errors' : decision.decision === 'allow' ? 'allowed' : decision.decision === 'deny' ? 'denied' : 'pending';
       const decisionJson = JSON.stringify(decision);
-      // The announcement carries the decision, so the waiting client needs no read.
+      // The announcement carries the decision, so the waiting client needs no read; the script
+      // puts the decision into it, so it crosses the wire once.
       const head = JSON.stringify({ kind: 'decision', tenant, id: decision.id } satisfies ReplyMessage);
       keys.push(
         this.keys.decision(tenant, decision.id),
@@ -249,7 +251,7 @@ export class ResultStore {
         `${tenant}|${decision.policy.id}|${decision.decision}|${decision.status}`,
         `${tenant}|${OTHER_POLICIES_LABEL}|${decision.decision}|${decision.status}`,
         replyTo ?? '',
-        replyTo ? `${head.slice(0, -1)},"decision":${decisionJson}}` : '',
+        replyTo ? `${head.slice(0, -1)},"decision":` : '',
         batchId ? outcome : '',
         decision.id,
         decision.policy.id,
