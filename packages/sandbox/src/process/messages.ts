@@ -78,7 +78,11 @@ export const RunResultSchema = z.union([
 
 export const ChildMessageSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('ready'), pid: z.number().int(), isolatedVm: z.string() }),
-  z.object({ t: z.literal('result'), id: z.number().int(), result: RunResultSchema }),
+  /** Results of runs that ended, in the order they ended (several when they ended close together). */
+  z.object({
+    t: z.literal('results'),
+    results: z.array(z.object({ id: z.number().int(), result: RunResultSchema })).min(1).max(MAX_RUNS_PER_MESSAGE),
+  }),
   z.object({
     t: z.literal('host'),
     runId: z.number().int(),

@@ -121,14 +121,17 @@ interface PendingRun {
  *   executing run is retried once, and a run that is under a second crash ends `crashed`.
  * - **Runs in one message.** A message costs tens of µs at each end whatever it carries, so an
  *   idle worker is sent up to `maxRunsPerMessage` waiting runs of one tenant at once. The worker
- *   starts them one after another, the next when no started run is executing, and answers each
- *   as it ends; this pool keeps the same account. So a run's deadline starts when the run starts,
- *   not while it waits behind another, and when a worker dies the run it was executing is known.
- *   The runs that waited behind it are retried once elsewhere: a run already retried is always
- *   sent by itself, so a poison input ends `crashed` on its second worker and takes no neighbour
- *   with it. Only one tenant's runs share a message: a tenant's slow guard delays its own checks,
- *   never another tenant's, and a message never gives a tenant another worker (the runs in it
- *   start on the worker its first run holds).
+ *   starts them one after another, the next when no started run is executing; it sends results
+ *   that ended close together in one message, holding one back only while the runs held started
+ *   less than RESULTS_HOLD_MS (2 ms) ago. This pool keeps the same account, so a run's deadline
+ *   starts within those 2 ms of the run's real start, never while it waits behind another. When
+ *   a worker holding a message's runs dies or passes a deadline, which of its runs was executing
+ *   is therefore not known: each unanswered run is retried once, elsewhere and alone (a run
+ *   already retried is always sent by itself). So a poison input or a hang ends `crashed` or
+ *   `hung` on its second worker, alone, and its neighbours are decided on their retry. Only one
+ *   tenant's runs share a message: a tenant's slow or hostile guard delays its own checks, never
+ *   another tenant's, and a message never gives a tenant another worker (the runs in it start on
+ *   the worker its first run holds).
  * - **The executor's event loop never waits on guard work**: only messages cross.
  */
 export class SandboxProcessPool {
@@ -316,11 +319,15 @@ export class SandboxProcessPool {
       this.pump();
       return;
     }
-    if (message.t === 'result') {
-      const run = this.byId.get(message.id);
-      if (!run || run.worker !== worker) return;
-      worker.runs.delete(run.id);
-      this.finish(run, message.result);
+    if (message.t === 'results') {
+      for (const { id, result } of message.results) {
+        const run = this.byId.get(id);
+        if (!run || run.worker !== worker) continue;
+        worker.runs.delete(run.id);
+        // Results held back together may include runs this account had not started yet.
+        if (run.state && !run.state.started) worker.queue.splice(worker.queue.indexOf(run.state), 1);
+        this.finish(run, result);
+      }
       this.advance(worker);
       this.pump();
       return;
@@ -376,6 +383,12 @@ export class SandboxProcessPool {
       run.timer = setTimeout(() => this.onDeadline(run), extraMs);
       return;
     }
+    if (worker.queue.length > 0) {
+      // The worker may have ended this run and started the next with the result held back (for
+      // at most RESULTS_HOLD_MS): which of them hangs is not known, so each is retried once, alone.
+      worker.kill(`run ${run.id} or one started after it passed its deadline`);
+      return;
+    }
     this.counters.hung++;
     worker.runs.delete(run.id);
     this.finish(
@@ -391,9 +404,11 @@ export class SandboxProcessPool {
     const runs = [...worker.runs.values()].map((s) => this.byId.get(s.id)).filter((r): r is PendingRun => r !== undefined);
     worker.runs.clear();
     worker.queue.length = 0;
-    const executing = runs.filter((r) => r.state?.started && r.state.parkedCalls === 0);
-    // Parked runs, and runs that waited behind the executing one: retried once, elsewhere.
-    const bystanders = runs.filter((r) => !r.state?.started || r.state.parkedCalls > 0);
+    // The runs that may have been executing: the started one, and those sent behind it (the worker
+    // may have ended it and started the next with the result held back: see RESULTS_HOLD_MS).
+    const executing = runs.filter((r) => !r.state?.started || r.state.parkedCalls === 0);
+    // Runs parked on a host call: retried once, elsewhere.
+    const bystanders = runs.filter((r) => r.state?.started && r.state.parkedCalls > 0);
     let culprits = 0;
     for (const run of executing) {
       if (executing.length === 1 || run.retried) {

@@ -2,7 +2,10 @@ import { errorMessage } from '@guardagent/errors';
 import { isolatedVmPackage } from '../isolated-vm';
 import { SandboxPool } from '../sandbox-pool';
 import type { RunResult, SandboxPoolOptions, SandboxToolboxFunction } from '../sandbox-types';
-import { ParentMessageSchema, type ChildMessage, type WireRunRequest } from './messages';
+import { MAX_RUNS_PER_MESSAGE, ParentMessageSchema, type ChildMessage, type WireRunRequest } from './messages';
+
+/** Longest a finished run's result waits to go with others (ms). */
+export const RESULTS_HOLD_MS = 2;
 
 /** Calls a function that lives in the executor (e.g. the LLM classifier with its Redis cache). */
 export type HostCall = (name: string, args: unknown[]) => Promise<unknown>;
@@ -46,13 +49,29 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
     send(message);
   };
 
+  // Results of runs that ended close together go in one message (a message costs tens of µs
+  // whatever it carries). They are held only while the next run starts at once and the held runs
+  // started less than RESULTS_HOLD_MS ago: so the executor's view of which run is executing lags
+  // by less than that (see SandboxProcessPool, "Runs in one message").
+  let held: Array<{ id: number; result: RunResult }> = [];
+  /** When the oldest held run started (performance.now() ms). */
+  let heldSince = 0;
+  const startedAt = new Map<number, number>();
+  const flush = () => {
+    if (held.length === 0) return;
+    post({ t: 'results', results: held });
+    held = [];
+  };
+
   const startNext = () => {
-    while (executing === 0 && waiting.length > 0) {
-      const next = waiting.shift()!;
-      executing++;
-      parked.set(next.id, 0);
-      void runOne(next.id, next.code, next.request);
-    }
+    const next = executing === 0 ? waiting.shift() : undefined;
+    const now = performance.now();
+    if (!next || now - heldSince >= RESULTS_HOLD_MS || held.length >= MAX_RUNS_PER_MESSAGE) flush();
+    if (!next) return;
+    executing++;
+    parked.set(next.id, 0);
+    startedAt.set(next.id, now);
+    void runOne(next.id, next.code, next.request);
   };
 
   const runOne = async (id: number, code: string | undefined, request: WireRunRequest) => {
@@ -69,6 +88,7 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
           parked.set(id, calls + 1);
           if (calls === 0) {
             executing--;
+            flush();
             // The isolate is idle while this run waits: the next run may start (not from inside
             // this toolbox call, which the isolate is still in).
             setImmediate(startNext);
@@ -88,8 +108,9 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
     } catch (error) {
       result = { ok: false, error: { kind: 'internal', message: `sandbox worker: ${errorMessage(error)}` }, durationUs: 0, toolCalls: 0 };
     }
-    // Sent before the next run starts, so the executor never charges this run for the next one's fault.
-    post({ t: 'result', id, result });
+    if (held.length === 0) heldSince = startedAt.get(id) ?? 0;
+    startedAt.delete(id);
+    held.push({ id, result });
     // A run that ended while a host call was still out was no longer counted as executing.
     if ((parked.get(id) ?? 0) === 0) executing--;
     parked.delete(id);
