@@ -92,6 +92,10 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     ['Chinese hotel', '预订北京的酒店'],
     ['Title Case hiding the foreign words', 'Please Alquila Un Coche En Barcelona'],
     ['padded by repetition', 'Alquila un coche '.repeat(300)],
+    // A foreign action word in an otherwise English task.
+    ['a German verb before English words', 'Kaufen new running shoes on Amazon'],
+    ['a Spanish verb behind a lead-in', 'I want to reservar un vuelo to Paris next friday'],
+    ['a French verb behind "go and"', 'go and acheter the cheapest tickets for the game'],
   ];
   for (const [name, task] of foreign) {
     it(`denies (${name}), saying it cannot tell what the task asks`, async () => {

