@@ -131,7 +131,9 @@ interface PendingRun {
  *   `hung` on its second worker, alone, and its neighbours are decided on their retry. Only one
  *   tenant's runs share a message: a tenant's slow or hostile guard delays its own checks, never
  *   another tenant's, and a message never gives a tenant another worker (the runs in it start on
- *   the worker its first run holds).
+ *   the worker its first run holds). What a tenant's own checks may wait: a run waits behind at
+ *   most `maxRunsPerMessage - 1` runs of its message (each within its own deadline), and a result
+ *   held back waits at most for the end of the run started after it.
  * - **The executor's event loop never waits on guard work**: only messages cross.
  */
 export class SandboxProcessPool {
