@@ -109,16 +109,19 @@ interface PendingRun {
  *   executor; the pool starts a new worker when work arrives.
  * - **One deadline for everything.** Each run has a wall-clock deadline (`wallMs` + `graceMs`)
  *   kept here, in the executor, covering guard code and every toolbox function it calls. Past it
- *   the worker is SIGKILLed: the run ends `hung`, whatever the worker was doing. A deadline timer
+ *   the worker is SIGKILLed: the run ends `hung` (or, when it shared a message with runs behind
+ *   it, is retried alone first: see below), whatever the worker was doing. A deadline timer
  *   that fires more than `graceMs` late means this process had stopped (frozen, paused, its
  *   event loop blocked), not that the worker hung: the deadline then moves once by that lateness,
  *   and a result already sent is read first.
  * - **Culprits and bystanders.** A worker starts another run only while every run it holds waits
  *   on a host call (its isolate is idle). So when a worker dies, at most one of its runs was
- *   executing: that run ends `crashed` at once (a poison input is never retried into another
- *   crash), and the parked runs, bystanders, are retried once on another worker. If the culprit
- *   cannot be told apart (a run resumed from a host call while another was running), every
- *   executing run is retried once, and a run that is under a second crash ends `crashed`.
+ *   executing. When that run is known (it was the only one that could have been), it ends
+ *   `crashed` at once (a poison input is never retried into another crash), and the parked runs,
+ *   bystanders, are retried once on another worker. If the culprit cannot be told apart (a run
+ *   resumed from a host call while another was running, or runs sent in one message), every run
+ *   that could have been executing is retried once, and a run that is under a second crash ends
+ *   `crashed`.
  * - **Runs in one message.** A message costs tens of µs at each end whatever it carries, so an
  *   idle worker is sent up to `maxRunsPerMessage` waiting runs of one tenant at once. The worker
  *   starts them one after another, the next when no started run is executing; it sends results
