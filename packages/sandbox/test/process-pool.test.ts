@@ -257,6 +257,39 @@ function hostCallsPending(p: SandboxProcessPool): boolean {
   return workers.some((w) => [...w.runs.values()].some((r) => r.parkedCalls > 0));
 }
 
+describe('SandboxProcessPool: many tenants\' runs in messages, with poison inputs and hangs mixed in', () => {
+  // Its own pool: five worker deaths and their restarts may keep runs queued past the default 10 s.
+  const mixed = new SandboxProcessPool({ entry, execArgv, size: 2, graceMs: 300, defaultLimits: { cpuMs: 500, wallMs: 1500 }, queueTimeoutMs: 120_000 });
+  afterAll(() => mixed.close());
+
+  it('every benign run is decided once and correctly; each poison ends crashed and each hang hung, exactly once each', async () => {
+    const started = mixed.stats();
+    const kinds: Array<'ok' | 'abort' | 'segfault' | 'hang'> = [];
+    for (let i = 0; i < 120; i++) kinds.push('ok');
+    // Spread over the stream, so they land inside messages of several runs.
+    kinds[17] = 'abort';
+    kinds[46] = 'segfault';
+    kinds[71] = 'hang';
+    kinds[98] = 'abort';
+    const body = { ok: '', abort: 'abortWorker();', segfault: 'segfaultWorker();', hang: 'deadlockWorker();' };
+    const results = await Promise.all(
+      kinds.map((kind, i) =>
+        mixed.run(request(`${body[kind]} return { deny: ${i % 3 === 0}, reasons: ["run ${i}"] };`, { tenant: `tenant-${i % 3}` })),
+      ),
+    );
+    expect(
+      results.map((r, i) => {
+        if (kinds[i] === 'ok') return r.ok && r.verdict.reasons[0] === `run ${i}` && r.verdict.deny === (i % 3 === 0);
+        return !r.ok && r.error.kind === (kinds[i] === 'hang' ? 'hung' : 'crashed');
+      }),
+    ).toEqual(kinds.map(() => true));
+    const after = mixed.stats();
+    expect(after.crashed - started.crashed).toBe(3);
+    expect(after.hung - started.hung).toBe(1);
+    expect(after.runs - started.runs).toBe(120);
+  });
+});
+
 describe('SandboxProcessPool: host calls (LLM requests behind toolbox functions) per run', () => {
   const aborted: string[] = [];
   const llmLike = new SandboxProcessPool({
