@@ -85,7 +85,6 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     ['Portuguese car purchase', 'Compre um carro usado em Lisboa'],
     ['German flight', 'Buchen Sie einen Flug nach Berlin'],
     ['Italian flight', 'Prenota un volo per Roma domani'],
-    ['Dutch car rental', 'Huur een auto in Amsterdam'],
     ['Polish ticket', 'Kup bilet lotniczy do Warszawy'],
     ['Swedish flight', 'Köp en flygbiljett till Stockholm'],
     ['Russian hotel', 'Забронируй отель в Москве'],
@@ -104,6 +103,12 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
       expect(decision.reasons.join(' ')).toMatch(/^Cannot tell what the task asks for: it does not read as English/);
     });
   }
+
+  it('reads a foreign task by meaning where its nouns are English ("auto"), and applies that rule', async () => {
+    const decision = await run({ input: agentInput('Huur een auto in Amsterdam'), output });
+    expect(decision.decision).toBe('deny');
+    expect(decision.reasons.join(' ')).toMatch(/driver's license/);
+  });
 
   const english = ['Browse Zara', 'Track my order', 'Locate the nearest CVS', 'Check Walmart weekly ad', 'Creat a searchable list and add a cheaest recliner', 'Read the latest news about the Mars rover.'];
   for (const task of english) {

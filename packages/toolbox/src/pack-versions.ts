@@ -7,12 +7,13 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * does not load the packs' parsers and word lists.
  * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
  * - rails 3: 12-digit Maestro cards and written-out emails found.
- * - seeact 3: readEnglish judges the task's action word (a foreign verb makes a task not English);
- *   its `language` is 'not-read' when the words alone show English.
+ * - seeact 4: classifyTask reads a task no phrase places by the WordNet meaning of its nouns
+ *   (task-senses); TV sets by make, size or screen are not media. (3: readEnglish judges the
+ *   task's action word; its `language` is 'not-read' when the words alone show English.)
  */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '3',
-  seeact: '3',
+  seeact: '4',
   rails: '3',
 };

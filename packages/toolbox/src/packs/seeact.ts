@@ -51,7 +51,7 @@ export const seeactPack: ToolboxFunction[] = [
     signature:
       "classifyTask(task: string): { categories: Array<'purchase'|'car'|'media'|'hotel'|'job'|'flight'>, evidence: Record<string, string[]> }",
     description:
-      'Which rule categories a web task falls in, by phrase matching with stems, synonyms and brands: purchase (buy/order/cart/bag/wish list), car (find/browse/buy/rent a vehicle), media (movies/music/video), hotel (lodging), job, flight (search/book/track). Buying a car, hotel or flight counts only under that category, not purchase. Empty categories = no rule applies.',
+      'Which rule categories a web task falls in, by phrase matching with stems, synonyms and brands, and for a task no phrase places by the WordNet meaning of its nouns (a jetliner is an airplane): purchase (buy/order/cart/bag/wish list), car (find/browse/buy/rent a vehicle), media (movies/music/video), hotel (lodging), job, flight (search/book/track). Buying a car, hotel or flight counts only under that category, not purchase. Empty categories = no rule applies.',
     async: false,
     create: () => classifyTask,
   },

@@ -1,6 +1,8 @@
 import { normalizeText, readLeetspeak } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
+import { FUNCTION_WORDS } from './english-reading';
+import { readTaskSenses } from './task-senses';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {
@@ -34,6 +36,11 @@ function matchCue(text: string, cue: RegExp | ContextualCue | NearbyCue): string
   return m ? m[0] : null;
 }
 
+/** `text` with the look-alike phrases of `category` blanked out (same length, so offsets hold). */
+function maskCategory(text: string, category: TaskCategory): string {
+  return TASK_LEXICON[category].masks.reduce((t, mask) => t.replace(mask, (m) => ' '.repeat(m.length)), text);
+}
+
 /**
  * The cue phrases of `category` found in `text`, with the category's look-alikes masked out.
  * `reread` matches the second reading instead: leetspeak read as letters before the masks (so a
@@ -41,9 +48,8 @@ function matchCue(text: string, cue: RegExp | ContextualCue | NearbyCue): string
  * such as "steve jobs" cannot turn into a cue).
  */
 function matchCategory(text: string, category: TaskCategory, reread = false): string[] {
-  const { masks, cues } = TASK_LEXICON[category];
-  const source = reread ? readLeetspeak(text) : text;
-  const maskedOnce = masks.reduce((t, mask) => t.replace(mask, (m) => ' '.repeat(m.length)), source);
+  const { cues } = TASK_LEXICON[category];
+  const maskedOnce = maskCategory(reread ? readLeetspeak(text) : text, category);
   const masked = reread ? stemPlurals(maskedOnce) : maskedOnce;
   return cues.flatMap((cue) => {
     const hit = matchCue(masked, cue);
@@ -60,7 +66,8 @@ export function resolveCategories(found: Iterable<TaskCategory>): TaskCategory[]
 
 /**
  * Which rule categories a web task falls in (purchase, car, media, hotel, job, flight), by
- * meaning-level phrase matching: stems, synonyms and brands, with look-alikes masked out.
+ * meaning-level phrase matching (stems, synonyms and brands, with look-alikes masked out), and,
+ * when no phrase matches, by the WordNet meaning of its nouns (see task-senses).
  */
 export function classifyTask(task: string): TaskClassification {
   // Read as written, then once more with leetspeak read as letters ("r3nt a c4r") and plurals as
@@ -74,6 +81,17 @@ export function classifyTask(task: string): TaskClassification {
     let hits = matchCategory(text, category);
     if (hits.length === 0 && second !== text) hits = matchCategory(text, category, true);
     if (hits.length > 0) evidence[category] = hits;
+  }
+  // A task no phrase places is read once more by meaning: its nouns through WordNet (a
+  // "jetliner" is an airplane), after the category's look-alikes are masked. Only then, so a
+  // phrase-classified task pays nothing for it and is never reclassified by it.
+  // Read unmasked first (one pass; most such tasks name nothing), then each category found again
+  // with its look-alikes masked.
+  if (Object.keys(evidence).length === 0) {
+    for (const category of Object.keys(readTaskSenses(text, FUNCTION_WORDS)) as TaskCategory[]) {
+      const hits = readTaskSenses(maskCategory(text, category), FUNCTION_WORDS)[category];
+      if (hits) evidence[category] = hits;
+    }
   }
   const categories = resolveCategories(Object.keys(evidence) as TaskCategory[]);
   for (const c of Object.keys(evidence) as TaskCategory[]) if (!categories.includes(c)) delete evidence[c];

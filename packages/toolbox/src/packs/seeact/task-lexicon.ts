@@ -82,6 +82,9 @@ export const TASK_LEXICON: Record<TaskCategory, CategoryLexicon> = {
       /\bmusic\s+(?:festivals?|events?|venues?|schools?|lessons?|class(?:es)?|teachers?|boxes|box|stands?|instruments?)\b/g,
       /\bstreaming\s+(?:devices?|sticks?|players?|boxes)\b/g,
       /\bphoto\s+albums?\b/g,
+      // Television sets (the hardware) by their make, size or screen, and their accessories.
+      /\b(?:\d+k|uhd|hd|oled|qled|lcd|led|plasma|smart|flat[- ]?screen|curved|\d+[- ]?inch|samsung|lg|sony|tcl|hisense|vizio|panasonic|philips|sharp|insignia)\s+(?:\w+\s+){0,2}(?:tvs?|televisions?)\b/g,
+      /\b(?:tvs?|televisions?)\s+(?:sets?|stands?|mounts?|remotes?|antennas?|brackets?|screens?|cabinets?|consoles?|deals?)\b/g,
       /\b(?:travel|camper|utility|boat|cargo|horse)\s+trailers?\b|\btrailer\s+hitch(?:es)?\b/g,
     ],
     cues: [
