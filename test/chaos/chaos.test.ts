@@ -72,7 +72,9 @@ async function startRig(options: { aof: 'always' | 'everysec' | 'off'; executors
   });
   rig = { redis, admin, prefix, executors, client, heard, listener };
   await workers(rig, options.executors);
-  expect((await client.compile(options.policy ?? slowPolicy, { timeoutMs: 60_000 })).status).toBe('promoted');
+  const compiled = await client.compile(options.policy ?? slowPolicy, { timeoutMs: 60_000 });
+  // The whole result on failure: which example failed, and how.
+  expect(compiled.status, JSON.stringify(compiled).slice(0, 4_000)).toBe('promoted');
   return rig;
 }
 

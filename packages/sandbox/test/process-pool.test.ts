@@ -257,6 +257,44 @@ function hostCallsPending(p: SandboxProcessPool): boolean {
   return workers.some((w) => [...w.runs.values()].some((r) => r.parkedCalls > 0));
 }
 
+describe('SandboxProcessPool: the queue timeout counts time with every worker busy, not time starting', () => {
+  it('a run that waits past the queue timeout behind a busy worker ends as a timeout, naming the wait', async () => {
+    const busy = new SandboxProcessPool({ entry, execArgv, size: 1, defaultLimits: { cpuMs: 3000, wallMs: 4000 }, queueTimeoutMs: 200 });
+    try {
+      expect(ok(await busy.run(request('return { deny: false, reasons: ["ready"] };')))?.reasons).toEqual(['ready']);
+      const long = busy.run(request('const end = Date.now() + 1000; while (Date.now() < end) {} return { deny: false, reasons: ["long"] };', { tenant: 'a' }));
+      const behind = await busy.run(request('return { deny: true, reasons: ["behind"] };', { tenant: 'b' }));
+      expect(behind.ok).toBe(false);
+      if (!behind.ok) {
+        expect(behind.error.kind).toBe('timeout');
+        expect(behind.error.message).toMatch(/no sandbox worker was free within 200 ms/);
+      }
+      expect(ok(await long)?.reasons).toEqual(['long']);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('a run queued while the pool\'s workers are still starting waits for them, however long they take', async () => {
+    const before = new Set(childPids());
+    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, queueTimeoutMs: 200 });
+    try {
+      // Hold the new worker before it is ready (a loaded machine starting Node slowly), for well
+      // past the queue timeout, then let it go.
+      const mine = childPids().filter((pid) => !before.has(pid));
+      expect(mine).toHaveLength(1);
+      process.kill(mine[0]!, 'SIGSTOP');
+      const result = starting.run(request('return { deny: false, reasons: ["after the start"] };'));
+      const until = performance.now() + 800;
+      while (performance.now() < until);
+      process.kill(mine[0]!, 'SIGCONT');
+      expect(ok(await result)?.reasons).toEqual(['after the start']);
+    } finally {
+      await starting.close();
+    }
+  });
+});
+
 describe('SandboxProcessPool: many tenants\' runs in messages, with poison inputs and hangs mixed in', () => {
   // Its own pool: five worker deaths and their restarts may keep runs queued past the default 10 s.
   const mixed = new SandboxProcessPool({ entry, execArgv, size: 2, graceMs: 300, defaultLimits: { cpuMs: 500, wallMs: 1500 }, queueTimeoutMs: 120_000 });

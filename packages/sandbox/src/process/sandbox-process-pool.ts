@@ -47,7 +47,8 @@ export interface SandboxProcessPoolOptions {
   maxActivePerTenant?: number;
   /**
    * Longest a run may wait for a free worker (for example while a killed worker's replacement
-   * starts, ~1 s) before it ends as a timeout. Default 10,000.
+   * starts, ~1 s) before it ends as a timeout. Default 10,000. Time while no worker of the pool is
+   * ready yet (the pool starting, or every worker restarting) does not count.
    */
   queueTimeoutMs?: number;
   hostFunctions?: Record<string, HostFunction>;
@@ -156,6 +157,12 @@ export class SandboxProcessPool {
   private closed = false;
   private readonly counters = { runs: 0, crashed: 0, hung: 0, retried: 0, workersStarted: 0, runMessages: 0 };
   private pumpScheduled = false;
+  /**
+   * When the pool last went from no ready worker to one (hrtime ns). A run's queue wait counts from
+   * then at the earliest: a pool still starting its workers (slow on a loaded machine) is not
+   * "every worker busy", and a worker that cannot start fails the queued runs on its own.
+   */
+  private servingSinceNs = 0n;
 
   constructor(private readonly options: SandboxProcessPoolOptions) {
     this.size = Math.max(1, options.size ?? availableParallelism());
@@ -280,7 +287,8 @@ export class SandboxProcessPool {
   private dispatch(batch: PendingRun[], worker: SandboxWorker): void {
     const sent: PendingRun[] = [];
     for (const run of batch) {
-      const waitedMs = Number(process.hrtime.bigint() - run.startedNs) / 1e6;
+      const waitingSince = run.startedNs > this.servingSinceNs ? run.startedNs : this.servingSinceNs;
+      const waitedMs = Number(process.hrtime.bigint() - waitingSince) / 1e6;
       if (waitedMs > this.queueTimeoutMs) {
         // Every worker was busy (or starting) that long: end the run without charging a worker for it.
         this.finish(run, failure('timeout', `no sandbox worker was free within ${this.queueTimeoutMs} ms`, run));
@@ -321,6 +329,7 @@ export class SandboxProcessPool {
 
   private onMessage(worker: SandboxWorker, message: ChildMessage): void {
     if (message.t === 'ready') {
+      if (!this.workers.some((w) => w !== worker && w.ready && !w.gone)) this.servingSinceNs = process.hrtime.bigint();
       this.pump();
       return;
     }
