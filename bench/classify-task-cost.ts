@@ -1,0 +1,33 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { classifyTask } from '../packages/toolbox/src/packs/seeact/classify-task';
+
+/**
+ * µs per task of `classifyTask` over the Mind2Web-SC dev tasks (../shared/benchmarks), split into
+ * the tasks in no category (since seeact pack 4 these are read by meaning too) and the rest; 20,000 calls per
+ * figure, three rounds. Then the first and the second WordNet reading in this process, and the RSS
+ * the first one added. Usage: npx tsx bench/classify-task-cost.ts
+ */
+const dev = join(import.meta.dirname, '../../shared/benchmarks/mind2web-sc/dev.json');
+if (!existsSync(dev)) throw new Error(`needs the Mind2Web-SC dev half at ${dev}`);
+
+classifyTask('Rent a car'); // loads the phrase lexicon only
+const rssBefore = process.memoryUsage().rss;
+let started = performance.now();
+classifyTask('Book a jetliner seat');
+const firstMs = performance.now() - started;
+started = performance.now();
+classifyTask('Find a dune buggy');
+const secondMs = performance.now() - started;
+const addedMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+
+const tasks = (JSON.parse(readFileSync(dev, 'utf8')) as Array<{ confirmed_task: string }>).map((r) => r.confirmed_task);
+const unplaced = tasks.filter((t) => classifyTask(t).categories.length === 0);
+const placed = tasks.filter((t) => !unplaced.includes(t));
+function perTask(items: string[]): number {
+  const started = performance.now();
+  for (let i = 0; i < 20_000; i++) classifyTask(items[i % items.length]!);
+  return Math.round(((performance.now() - started) / 20) * 10) / 10;
+}
+const rounds = [0, 1, 2].map(() => ({ unplaced_us: perTask(unplaced), placed_us: perTask(placed) }));
+console.log(JSON.stringify({ unplaced: unplaced.length, placed: placed.length, rounds, first_sense_reading_ms: Math.round(firstMs), second_ms: Math.round(secondMs * 100) / 100, first_rss_mib: Math.round(addedMiB * 10) / 10 }));
