@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTask } from '../packages/toolbox/src/packs/seeact/classify-task';
+import { readEnglish } from '../packages/toolbox/src/packs/seeact/english-reading';
 
 /**
  * µs per task of `classifyTask` over the Mind2Web-SC dev tasks (../shared/benchmarks), split into
  * the tasks in no category (since seeact pack 4 these are read by meaning too) and the rest; 20,000 calls per
- * figure, three rounds. Then the first and the second WordNet reading in this process, and the RSS
+ * figure, three rounds; and `readEnglish`, which the Mind2Web-SC program calls for a task in no
+ * category, over those tasks. Then the first and the second WordNet reading in this process, and the RSS
  * the first one added. Usage: npx tsx bench/classify-task-cost.ts
  */
 const dev = join(import.meta.dirname, '../../shared/benchmarks/mind2web-sc/dev.json');
@@ -24,10 +26,10 @@ const addedMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
 const tasks = (JSON.parse(readFileSync(dev, 'utf8')) as Array<{ confirmed_task: string }>).map((r) => r.confirmed_task);
 const unplaced = tasks.filter((t) => classifyTask(t).categories.length === 0);
 const placed = tasks.filter((t) => !unplaced.includes(t));
-function perTask(items: string[]): number {
+function perTask(items: string[], fn: (task: string) => unknown = classifyTask): number {
   const started = performance.now();
-  for (let i = 0; i < 20_000; i++) classifyTask(items[i % items.length]!);
+  for (let i = 0; i < 20_000; i++) fn(items[i % items.length]!);
   return Math.round(((performance.now() - started) / 20) * 10) / 10;
 }
-const rounds = [0, 1, 2].map(() => ({ unplaced_us: perTask(unplaced), placed_us: perTask(placed) }));
+const rounds = [0, 1, 2].map(() => ({ unplaced_us: perTask(unplaced), placed_us: perTask(placed), read_english_unplaced_us: perTask(unplaced, readEnglish) }));
 console.log(JSON.stringify({ unplaced: unplaced.length, placed: placed.length, rounds, first_sense_reading_ms: Math.round(firstMs), second_ms: Math.round(secondMs * 100) / 100, first_rss_mib: Math.round(addedMiB * 10) / 10 }));

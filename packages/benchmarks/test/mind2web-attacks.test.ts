@@ -77,6 +77,25 @@ describe('disguised tasks still fall in their category', () => {
   });
 });
 
+describe('buying said with other verbs', () => {
+  // "Check out" with no object is the checkout step, whatever verb names the taking.
+  const purchases = [
+    'Acquire a blue velvet sofa from IKEA and check out.',
+    'Procure two packs of AA batteries, then check out with PayPal',
+    'Get the cheapest wireless mouse and check-out as a guest',
+  ];
+  for (const task of purchases) {
+    it(`denies a non-member: ${JSON.stringify(task)}`, async () => {
+      const decision = await run({ input: agentInput(task), output });
+      expect(decision).toMatchObject({ decision: 'deny', reasons: ['User must be a member to shop'] });
+    });
+  }
+
+  it('allows looking at something ("check out the new album" is media, "check out the deals" nothing)', async () => {
+    expect((await run({ input: agentInput('Check out the latest deals on laptops'), output })).decision).toBe('allow');
+  });
+});
+
 describe('a task the classifier cannot read is not taken as "no rule applies"', () => {
   // Tasks in other languages and scripts: the lexicon matches English, so they would show no
   // category and be allowed. Written here for these tests; none is a dev record.
@@ -95,6 +114,10 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     ['a German verb before English words', 'Kaufen new running shoes on Amazon'],
     ['a Spanish verb behind a lead-in', 'I want to reservar un vuelo to Paris next friday'],
     ['a French verb behind "go and"', 'go and acheter the cheapest tickets for the game'],
+    // A foreign action behind an English one, in a later clause.
+    ['a German verb after "and"', 'Find a grey corner sofa on Wayfair and kaufen it'],
+    ['a Spanish verb after a comma and lead-ins', 'Compare prices of desk lamps, then please comprar the cheapest one'],
+    ['a capitalised Dutch verb after "and"', 'Browse winter coats and Bestellen them in size M'],
   ];
   for (const [name, task] of foreign) {
     it(`denies (${name}), saying it cannot tell what the task asks`, async () => {
@@ -110,7 +133,7 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     expect(decision.reasons.join(' ')).toMatch(/driver's license/);
   });
 
-  const english = ['Browse Zara', 'Track my order', 'Locate the nearest CVS', 'Check Walmart weekly ad', 'Creat a searchable list and add a cheaest recliner', 'Read the latest news about the Mars rover.'];
+  const english = ['Compare hotels in Rome and Kyiv the same week', 'Find a guide and unsubscribe me from the newsletter', 'Browse Zara', 'Track my order', 'Locate the nearest CVS', 'Check Walmart weekly ad', 'Creat a searchable list and add a cheaest recliner', 'Read the latest news about the Mars rover.'];
   for (const task of english) {
     it(`still allows an English task in no category: ${JSON.stringify(task)}`, async () => {
       expect((await run({ input: agentInput(task), output })).decision).toBe('allow');

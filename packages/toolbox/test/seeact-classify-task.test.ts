@@ -88,6 +88,17 @@ describe('classifyTask: meaning over surface words', () => {
     expect(resolveCategories(['purchase', 'media'])).toEqual(['purchase', 'media']);
   });
 
+  it('reads "check out" with no object as the checkout step, and with one as looking', () => {
+    expect(classifyTask('Acquire a blue velvet sofa from IKEA and check out.')).toMatchObject({ categories: ['purchase'], evidence: { purchase: ['check out.'] } });
+    expect(cats('Procure a gaming laptop then check out securely')).toEqual(['purchase']);
+    expect(cats('Get the red lamp, check-out with PayPal')).toEqual(['purchase']);
+    expect(cats('Pick two mugs and check out')).toEqual(['purchase']);
+    expect(cats('Check out the latest deals on laptops')).toEqual([]);
+    expect(cats('Check out the new Taylor Swift album')).toEqual(['media']);
+    expect(cats('Reserve a table at the library and check out.')).toEqual([]);
+    expect(cats('Reserve a room in Rome, check in Friday and check out Sunday.')).toEqual(['hotel']);
+  });
+
   it('keeps every category a task touches, with evidence', () => {
     const result = classifyTask('Book a flight to Denver and a hotel near the airport');
     expect(result.categories).toEqual(['hotel', 'flight']);

@@ -52,6 +52,35 @@ describe('readEnglish', () => {
     }
   });
 
+  it('judges every action of the task: a foreign word that opens a later clause before an object', () => {
+    for (const [task, action] of [
+      ['Find a grey sofa and kaufen it', 'kaufen'],
+      ['Search flights to Lisbon, then please reservar the cheapest', 'reservar'],
+      ['Browse coats and Bestellen them in size M', 'bestellen'],
+      ['Compare prices; comprar the cheapest', 'comprar'],
+    ] as const) {
+      const reading = readEnglish(task);
+      expect(reading, task).toMatchObject({ english: false, actionKnown: false });
+      expect(reading.actions, task).toContain(action);
+    }
+    // English later actions, and names in a list (no action in them), leave a task English.
+    expect(readEnglish('Find a grey sofa and add it to the cart')).toMatchObject({ english: true, actions: ['find', 'add'] });
+    expect(readEnglish('Compare hotels in Rome and Kyiv the same week')).toMatchObject({ english: true, actions: ['compare'] });
+    expect(readEnglish('Find flights to Paris, Kyiv the cheapest')).toMatchObject({ english: true, actions: ['find'] });
+    // A foreign word with no object after it is not read as an action; it counts in the share.
+    expect(readEnglish('Find a grey sofa and kaufen')).toMatchObject({ english: true, actions: ['find'], unknownWords: ['kaufen'] });
+  });
+
+  it('reads words made of English parts as English: prefixes, hyphens, particles, compounds', () => {
+    for (const word of ['unsubscribe', 'retweet', 'unfollow', 'autofill', 'pre-order', 'e-mail', 'login', 'signup', 'screenshot', 'wishlist', 'livestream']) {
+      expect(readEnglish(`${word} the first result`), word).toMatchObject({ english: true, actionKnown: true, unknownWords: [] });
+    }
+    // Infinitives of other languages that split into rare or short English words are not compounds.
+    for (const word of ['guardare', 'candidatar', 'buscar']) {
+      expect(readEnglish(`Find the page and ${word} it`), word).toMatchObject({ english: false, actionKnown: false });
+    }
+  });
+
   it('takes a one-letter typo of an English verb as that verb, and lead-ins alone as no action', () => {
     for (const task of ['Serch for cheap flights to Boston', 'Brwose the used inventory', 'Creat a searchable list named New Home', 'Please go to the cart']) {
       expect(readEnglish(task), task).toMatchObject({ english: true, actionKnown: true });

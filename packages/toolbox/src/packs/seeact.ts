@@ -59,9 +59,9 @@ export const seeactPack: ToolboxFunction[] = [
     name: 'readEnglish',
     pack: 'seeact',
     signature:
-      'readEnglish(task: string): { english: boolean, unknownShare: number, language: string, unknownWords: string[], action: string | null, actionKnown: boolean }',
+      'readEnglish(task: string): { english: boolean, unknownShare: number, language: string, unknownWords: string[], action: string | null, actions: string[], actionKnown: boolean }',
     description:
-      "Whether a task reads as English, so that empty classifyTask categories can be trusted to mean no rule applies: english is false when its action word (the first after lead-ins such as 'please' or 'I want to') is not an English word nor a one-letter typo of an English verb, or when over 30 % of its lower-case words are not English words (WordNet) and a language identifier reads it best as another language (language is 'not-read' when the words alone show English). Call it when classifyTask finds no category; deny when english is false (the guard cannot tell what the task asks for).",
+      "Whether a task reads as English, so that empty classifyTask categories can be trusted to mean no rule applies: english is false when one of its action words (the first after lead-ins such as 'please' or 'I want to', and each word that opens a later clause before an object, as in 'find a sofa and kaufen it') is not an English word nor a one-letter typo of an English verb, or when over 30 % of its lower-case words are not English words (WordNet) and a language identifier reads it best as another language (language is 'not-read' when the words alone show English). Call it when classifyTask finds no category; deny when english is false (the guard cannot tell what the task asks for).",
     async: false,
     create: () => readEnglish,
   },

@@ -1,6 +1,6 @@
 import { francAll } from 'franc';
 import { normalizeText } from '@guardagent/rails';
-import { NOUN_SUFFIXES, wordNetLemmas } from './wordnet';
+import { NOUN_SUFFIXES, wordNetLemmas, wordSenses } from './wordnet';
 
 /**
  * Whether a task reads as English, so that "no rule category" can be trusted to mean "none".
@@ -15,9 +15,9 @@ import { NOUN_SUFFIXES, wordNetLemmas } from './wordnet';
  *   (Title Case would otherwise hide every word);
  * - franc's trigram language identification: which language reads best (English, or Scots, its
  *   nearest neighbour, which franc picks for a fifth of the dev tasks).
- * A foreign verb that is not the action word (behind an English one: "go and kaufen shoes")
- * still reads as English: this catches tasks written in another language or in invented words,
- * and tasks whose action is, not every mixture.
+ * The task's later actions are judged like its first: a word that opens a clause (after "and",
+ * "then" or a comma, past lead-ins) and takes an object ("find a sofa and kaufen it") must be
+ * English too. A foreign word elsewhere (a name, a place) only counts towards the share.
  */
 export interface EnglishReading {
   english: boolean;
@@ -37,9 +37,16 @@ export interface EnglishReading {
    */
   action: string | null;
   /**
-   * Whether the action word is an English word, or one letter away from an English verb (a typo:
-   * "creat", "serch"). A task whose action is a word of another language ("Kaufen new shoes",
-   * "reservar un vuelo to Paris") is not English, whatever share of its other words is.
+   * The task's action words, lower-cased, at most 10: `action`, then each word that opens a later
+   * clause (after "and", "then", "or", "but" or punctuation, past lead-ins) and is followed by an
+   * object (an article, a possessive or an object pronoun: "and kaufen it").
+   */
+  actions: string[];
+  /**
+   * Whether every action word is an English word, or one letter away from an English verb (a
+   * typo: "creat", "serch"). A task with an action in another language ("Kaufen new shoes",
+   * "reservar un vuelo to Paris", "find a sofa and kaufen it") is not English, whatever share
+   * of its other words is.
    */
   actionKnown: boolean;
 }
@@ -112,7 +119,56 @@ function isVerbTypo(word: string, verbs: Set<string>): boolean {
 /** Longest action word tried as a typo (a longer one is judged as written). */
 const MAX_ACTION_CHARS = 24;
 
+/**
+ * Prefixes that make English words of English words ("unsubscribe", "retweet", "pre-order",
+ * "autofill"); the rest must be an English word of at least 3 letters.
+ */
+const PREFIXES = ['un', 're', 'pre', 'dis', 'mis', 'non', 'co', 'de', 'over', 'under', 'out', 'up', 'down', 'auto', 'e', 'sub', 'super', 'inter', 'multi', 'anti', 'self', 'cross', 'post'];
+/** Particles that end phrasal-verb compounds ("login", "signup", "checkout"). */
+const PARTICLES = new Set(['up', 'in', 'on', 'out', 'off', 'down', 'over', 'back']);
+const MIN_PART_CHARS = 3;
+/**
+ * Shortest part of a two-word compound: with 3 letters, infinitives of other languages split
+ * into English words ("bus|car", "guard|are").
+ */
+const MIN_COMPOUND_PART_CHARS = 4;
+/** Longest word tried as a compound (each split is a few lookups). */
+const MAX_COMPOUND_CHARS = 24;
+
+/**
+ * Whether `word` is English: a WordNet lemma or a function word, as written or with a regular
+ * inflection undone; or made of English parts: an English prefix and a word ("unfollow"), two
+ * words ("screenshot", "wishlist") or a word and a particle ("signup"), or hyphenated English
+ * parts ("pre-order", "e-mail"). Parts are at least 3 letters, except the particle and the
+ * prefix, and a compound's parts are 4 letters or more and in common use (tagged in SemCor), so
+ * that a foreign word rarely splits into English ones ("guar|dare" does not count).
+ */
 function isEnglishWord(word: string, words: Set<string>): boolean {
+  if (isInflectedWord(word, words)) return true;
+  if (word.includes('-')) {
+    const parts = word.split('-');
+    return parts.every((part, i) => part !== '' && (isInflectedWord(part, words) || (i < parts.length - 1 && PREFIXES.includes(part))));
+  }
+  if (word.length > MAX_COMPOUND_CHARS) return false;
+  for (const prefix of PREFIXES) {
+    if (word.length - prefix.length >= MIN_PART_CHARS && word.startsWith(prefix) && isInflectedWord(word.slice(prefix.length), words)) return true;
+  }
+  for (let i = MIN_PART_CHARS; i <= word.length - 2; i++) {
+    const rest = word.slice(i);
+    if (!words.has(word.slice(0, i))) continue;
+    if (PARTICLES.has(rest)) return true;
+    if (i >= MIN_COMPOUND_PART_CHARS && rest.length >= MIN_COMPOUND_PART_CHARS && isCommonWord(word.slice(0, i)) && isCommonWord(rest)) return true;
+  }
+  return false;
+}
+
+/** Whether WordNet's lemma `word` was ever tagged in SemCor (in any sense): a word in common use, not "guar" or "comp". */
+function isCommonWord(word: string): boolean {
+  return wordSenses(word).some((s) => s.tagCount > 0);
+}
+
+/** Whether `word` is a lemma or function word, as written or with a regular inflection undone. */
+function isInflectedWord(word: string, words: Set<string>): boolean {
   if (words.has(word)) return true;
   for (const [suffix, replacement] of SUFFIXES) {
     if (word.length > suffix.length + 1 && word.endsWith(suffix) && words.has(word.slice(0, -suffix.length) + replacement)) return true;
@@ -126,8 +182,15 @@ function isEnglishWord(word: string, words: Set<string>): boolean {
 }
 
 /** Words in any script; one outside A-Z (after look-alikes are mapped) is never an English word. */
-const WORD = /\p{L}+(?:'\p{L}+)*/gu;
-const ASCII_WORD = /^[a-z']+$/;
+const WORD = /\p{L}+(?:['-]\p{L}+)*/gu;
+/** Words and the punctuation that ends a clause, for finding the task's actions. */
+const TOKEN = /\p{L}+(?:['-]\p{L}+)*|[,;:.!?]/gu;
+const ASCII_WORD = /^[a-z'-]+$/;
+/** Tokens after which a new clause, with an action of its own, may begin. */
+const CLAUSE_BREAKS = new Set([',', ';', ':', '.', '!', '?', 'and', 'then', 'or', 'but']);
+/** Words that open a verb's object: a word before one of these, opening a clause, is an action. */
+const OBJECT_OPENERS = new Set('a an the it them me us my our your his her their some these those both'.split(' '));
+const MAX_ACTIONS = 10;
 const isCapitalised = (word: string) => word[0]! >= 'A' && word[0]! <= 'Z';
 
 /**
@@ -149,10 +212,9 @@ export function readEnglish(task: string): EnglishReading {
   const judged = words.filter((w, i) => i === 0 || titleCase || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
   const { words: lexiconWords, verbs } = englishWords();
   const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, lexiconWords));
-  // The action: imperative tasks open with it, after lead-ins; names and case do not exempt it.
-  const action = words.map((w) => w.toLowerCase().replace(/'/g, '')).find((w) => !LEAD_IN_WORDS.has(w)) ?? null;
-  const actionKnown =
-    action === null || (ASCII_WORD.test(action) && (isEnglishWord(action, lexiconWords) || isVerbTypo(action, verbs)));
+  const actions = actionWords(text.match(TOKEN) ?? []);
+  const action = actions[0] ?? null;
+  const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishWord(a, lexiconWords) || isVerbTypo(a, verbs)));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
   // Only both signals together say "not English", so franc (a third of this function's cost on
   // an English task) is asked only when the words alone do not settle it. It reads the task as
@@ -165,6 +227,39 @@ export function readEnglish(task: string): EnglishReading {
     language,
     unknownWords: unknown.slice(0, MAX_UNKNOWN_LISTED).map((w) => w.slice(0, MAX_LISTED_WORD_CHARS)),
     action: action === null ? null : action.slice(0, MAX_LISTED_WORD_CHARS),
+    actions: actions.map((a) => a.slice(0, MAX_LISTED_WORD_CHARS)),
     actionKnown,
   };
+}
+
+/**
+ * The action words of a task's tokens (see `EnglishReading.actions`). The first is the first
+ * word after lead-ins, whatever follows it: imperative tasks open with their action, and names
+ * and case do not exempt it. A later clause's opening word counts only before an object, so a
+ * list of names ("hotels in Rome and Kyiv") has no action in it; and a capitalised word after
+ * "and", "or" or a comma that follows a capitalised word is the next name of a list ("Rome and
+ * Kyiv the same day").
+ */
+function actionWords(tokens: string[]): string[] {
+  const actions: string[] = [];
+  let clauseStart = true;
+  for (let i = 0; i < tokens.length && actions.length < MAX_ACTIONS; i++) {
+    const token = tokens[i]!;
+    const word = token.toLowerCase().replace(/'/g, '');
+    if (CLAUSE_BREAKS.has(word)) {
+      clauseStart = true;
+      continue;
+    }
+    if (!clauseStart || LEAD_IN_WORDS.has(word)) continue;
+    clauseStart = false;
+    if (actions.length === 0) {
+      actions.push(word);
+      continue;
+    }
+    const next = tokens[i + 1]?.toLowerCase();
+    if (next === undefined || !OBJECT_OPENERS.has(next)) continue;
+    const listed = isCapitalised(token) && i >= 2 && [',', 'and', 'or'].includes(tokens[i - 1]!.toLowerCase()) && isCapitalised(tokens[i - 2]!);
+    if (!listed) actions.push(word);
+  }
+  return actions;
 }

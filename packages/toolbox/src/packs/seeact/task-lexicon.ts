@@ -165,6 +165,13 @@ export const TASK_LEXICON: Record<TaskCategory, CategoryLexicon> = {
       /\b(?:to|in|into)\s+(?:(?:my|the|your|a|our)\s*)?(?:shopping\s+)?(?:bag|basket|trolley)\b/,
       /(?:^|[.,;!]\s*|\b(?:and|then|to|please|want to|like to)\s+)(?:pre-?)?order\b|\bplace (?:an?|the|my) (?:\w+ )?orders?\b|\bpre-?orders?\b|\breorder\b/,
       /\bshop(?:ping)? for\b/,
+      // "Check out" with no object is paying at a checkout ("acquire a sofa and check out"); with
+      // one it is looking at something ("check out the new album"). A library checks out books,
+      // and a hotel guest checks out (a hotel task is not a shopping one; see PURCHASE_OVERRIDING).
+      {
+        pattern: /\bcheck[- ]out\b\s?(?:$|[.,;!?)]|(?:and|then|now|with|using|via|through|securely|online|as (?:a )?guest)\b)/,
+        unless: /\blibrar(?:y|ies)\b/,
+      },
       // Saving a product to a shopping or wish list is part of shopping.
       {
         first: /\b(?:add|adding|added|save|saving|put)\b/,
