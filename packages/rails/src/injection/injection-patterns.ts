@@ -31,6 +31,11 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'ignore-instructions', regex: /\bforget (?:about )?(?:everything|all|anything) (?:before|above|prior|previously|earlier|you (?:were|have been) (?:told|given))\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard|forget) (?:everything|all) (?:above|before|that came before|you (?:were|have been) told)\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard) (?:all|any|every) (?:other |previous |prior )?(?:text|input|content)\b/ },
+  // "Ignore everything but this line", "forget what you've been told", "it doesn't matter what I said before".
+  { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard|forget) (?:everything|anything|all) (?:but|except) (?:this|these|the following|what follows|my)\b/ },
+  // Only as a whole clause: "forget what you were told about the deadline" is news, not an override.
+  { signal: 'ignore-instructions', regex: /\bforget (?:what|everything|all|anything) (?:you've|you have|you were|you had) (?:been )?(?:told|taught|given|instructed|said)(?: before| so far| until now| earlier| previously)?(?:[.,;!\n]|$| and\b)/ },
+  { signal: 'ignore-instructions', regex: /\b(?:does not|doesn't|do not|don't) matter what (?:i|you|they|we|anyone) (?:said|told you|were told|wrote|asked) (?:before|earlier|previously|until now)\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:polic(?:y|ies)|rules|guidelines|instructions|restrictions|filters) (?:have|has) been (?:replaced|removed|lifted|suspended|disabled|overridden|revoked|deactivated)\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:all |the )?(?:previous|prior|earlier|original|your) (?:guidelines|instructions|rules|restrictions|directives)(?: and (?:guidelines|instructions|rules|restrictions|directives|policies))? (?:are|is|will be|have been) (?:now )?(?:ignored|disabled|suspended|lifted|void|null|overridden|cancel+ed|deleted)\b/ },
   // Refusal suppression: "never refuse", "you cannot say you can't".
@@ -71,6 +76,8 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
     regex: /(?:^|[.!?:\n]\s{0,3})you are (?:now )?(?:known as )?(?!(?:a|an|the|not|so|very|too|right|wrong|correct|welcome|free|able|going|being|now|my|our)\b)[a-z0-9+][a-z0-9+.-]{1,30}(?:,| an?| the) (?:[a-z-]{1,20} ){0,3}(?:ai|bot|chatbot|assistant|model|agent|gpt|expert|advisor|adviser|specialist|hacker)\b/,
   },
   { signal: 'persona', regex: /(?:^|[.!?\n]\s{0,3})you are (?:now )?the (?:[a-z-]{1,20} ){0,3}(?:ai|bot|chatbot|assistant|model|gpt)\b/ },
+  // "As a trusted banking chatbot, I need ...": the text speaks as an AI assistant.
+  { signal: 'persona', regex: /(?:^|[.!?\n]\s{0,3})as an? (?:[a-z-]{1,20} ){0,3}(?:ai|bot|chatbot|assistant)(?: [a-z-]{1,20})?,/ },
   // "As the system administrator, ...", "I am the CEO": authority claimed to unlock something.
   { signal: 'authority-claim', regex: /\b(?:i am|i'm) (?:the|a|an|your) (?:[a-z-]{1,20} ){0,2}(?:administrator|admin|ceo|cto|developer|owner|supervisor|creator|root user|openai employee|employee of openai|system operator)\b/ },
   { signal: 'authority-claim', regex: /\bas (?:the|your) (?:[a-z-]{1,20} ){0,2}(?:administrator|admin|ceo|cto|developer|owner|supervisor|creator|root user|system operator)\b/ },
@@ -78,11 +85,17 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   {
     signal: 'sensitive-data-request',
     regex:
-      /\b(?:give|share|provide|send|show|tell|reveal|disclose|leak|hand over|grant|access)(?: me| us)?(?: with| access to)?(?: all| the| your| any| every)?(?: of)?(?: the| your| their| its)? (?:[a-z'-]{1,20} ){0,2}(?:personal|private|confidential|sensitive|medical|financial|classified|secret|login|banking|proprietary|patient's|patients'|patient|customer|customers'|employee|employees'|user's|users')(?: [a-z'-]{1,20}){0,2} (?:information|info|data|records?|details|credentials|files|documents|secrets|histor(?:y|ies))\b/,
+      /\b(?:give|share|provide|send|show|tell|reveal|disclose|leak|hand over|grant|access)(?: me| us)?(?: with| access to| about)?(?: all| the| your| any| every)?(?: of)?(?: the| your| their| its)? (?:[a-z'-]{1,20} ){0,2}(?:personal|private|confidential|sensitive|medical|financial|classified|secret|login|banking|proprietary|patient's|patients'|patient|customer|customers'|employee|employees'|user's|users')(?: [a-z'-]{1,20}){0,2} (?:information|info|data|records?|details|credentials|files|documents|secrets|histor(?:y|ies)|reports?|statements?|algorithms?|formulas?|source code)\b/,
+  },
+  // The same demand in the first person: "I need all patients' medical records immediately".
+  {
+    signal: 'sensitive-data-request',
+    regex:
+      /\bi (?:need|want|require|demand)(?: you to (?:give|send|provide|share|show)(?: me| us)?)?(?: access to)?(?: all| the| your| any| every)?(?: of)?(?: the| your| their| its)? (?:[a-z'-]{1,20} ){0,2}(?:personal|private|confidential|sensitive|medical|financial|classified|secret|banking|proprietary|patients'|patient|customer|customers'|employee|employees'|users')(?: [a-z'-]{1,20}){0,2} (?:information|info|data|records?|details|credentials|files|documents|secrets|histor(?:y|ies)|reports?)\b/,
   },
   {
     signal: 'sensitive-data-request',
-    regex: /\b(?:give|share|provide|send|tell|reveal|disclose|leak|hand over)(?: me| us)?(?: with)? (?:your|the|their|his|her|all|any)(?: [a-z'-]{1,20}){0,2} (?:social security numbers?|ssns?|credit card (?:numbers?|details)|bank account (?:numbers?|details)|passwords?|pin codes?|api keys?)\b/,
+    regex: /\b(?:give|share|provide|send|tell|reveal|disclose|leak|hand over)(?: me| us)?(?: with)? (?:your|the|their|his|her|all|any)(?: [a-z'-]{1,20}){0,2} (?:social security numbers?|ssns?|credit card (?:numbers?|details|info(?:rmation)?)|bank account (?:numbers?|details|info(?:rmation)?)|passwords?|pin codes?|api keys?)\b/,
   },
   { signal: 'coercion', regex: /\bor (?:face|suffer) (?:severe |serious |dire |the )?consequences\b/ },
   { signal: 'coercion', regex: /\bif you (?:do not|don't|refuse to|fail to|won't|will not)\b[^.\n]{0,80}?\bi (?:will|'ll) (?:report|sue|expose|accuse|spread|leak|take legal|publicly|harm|hurt|destroy|delete|shut|fire|punish)/ },
