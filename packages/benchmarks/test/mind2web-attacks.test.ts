@@ -133,7 +133,7 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     expect(decision.reasons.join(' ')).toMatch(/driver's license/);
   });
 
-  const english = ['Compare hotels in Rome and Kyiv the same week', 'Find a guide and unsubscribe me from the newsletter', 'Browse Zara', 'Track my order', 'Locate the nearest CVS', 'Check Walmart weekly ad', 'Creat a searchable list and add a cheaest recliner', 'Read the latest news about the Mars rover.'];
+  const english = ['Compare hotels in Rome and Kyiv the same week', 'Unsubscribe from the weekly newsletter', 'Retweet the latest post from NASA', 'Browse Zara', 'Track my order', 'Locate the nearest CVS', 'Check Walmart weekly ad', 'Creat a searchable list and add a cheaest recliner', 'Read the latest news about the Mars rover.'];
   for (const task of english) {
     it(`still allows an English task in no category: ${JSON.stringify(task)}`, async () => {
       expect((await run({ input: agentInput(task), output })).decision).toBe('allow');
