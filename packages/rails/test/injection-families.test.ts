@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectInjection, RAILS_DEADLINE_MS } from '../src/index';
 import { MAX_TEXT_CHARS } from '@guardagent/schemas';
+import { cpuMsOf } from './cpu-time';
 
 // Each phrasing family the detector knows, in cases written for these tests (not corpus copies),
 // at the policies' default threshold (0.5); and benign look-alikes that must stay under it.
@@ -107,7 +108,7 @@ describe('benign look-alikes stay under the threshold', () => {
 
 describe('hostile input ends within the rails time budget', () => {
   // A job's rails get RAILS_DEADLINE_MS in all; each hostile 2 MB text must take one call well
-  // inside it. Quadratic work on 2 MB would take minutes (100,000 newlines once took 5 s).
+  // inside it, in CPU time. Quadratic work on 2 MB would take minutes (100,000 newlines once took 5 s).
   const cases: Array<[string, (n: number) => string]> = [
     ['newlines', (n) => '\n'.repeat(n)],
     ['a repeated override phrase', (n) => 'ignore all previous '.repeat(n / 20)],
@@ -119,9 +120,7 @@ describe('hostile input ends within the rails time budget', () => {
   for (const [name, make] of cases) {
     it(`${name}: 2 MB in one call, inside RAILS_DEADLINE_MS`, () => {
       const text = make(MAX_TEXT_CHARS);
-      const started = performance.now();
-      detectInjection(text);
-      expect(performance.now() - started).toBeLessThan(RAILS_DEADLINE_MS);
+      expect(cpuMsOf(() => detectInjection(text))).toBeLessThan(RAILS_DEADLINE_MS);
     });
   }
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectPii, redactPii, RAILS_DEADLINE_MS } from '../src/index';
 import { MAX_TEXT_CHARS } from '@guardagent/schemas';
+import { cpuMsOf } from './cpu-time';
 
 // Rewrites an attacker makes in a second: separators between digits, invisible or full-width
 // characters, look-alike signs. Each must still be found, and the redaction must leave no digit
@@ -174,12 +175,12 @@ describe('national phone numbers after a phone label', () => {
 });
 
 describe('hostile input ends within the rails time budget', () => {
+  // CPU time (cpu-time.ts): wall time on a loaded machine says more about the machine than the code.
   it('2 MB of near-miss written-out emails ([at] without a domain, dots without an end, full-width brackets), inside RAILS_DEADLINE_MS', () => {
     const part = MAX_TEXT_CHARS / 4;
     const text = `${'jane [at] '.repeat(part / 10)}${'a [at] bb [dot] cc; '.repeat(part / 20)}${'x［at］'.repeat(part / 6)}${'9 '.repeat(part / 2)}`;
-    const started = performance.now();
-    const findings = detectPii(text, ['email', 'card']);
-    expect(performance.now() - started).toBeLessThan(RAILS_DEADLINE_MS);
+    let findings: ReturnType<typeof detectPii> = [];
+    expect(cpuMsOf(() => (findings = detectPii(text, ['email', 'card'])))).toBeLessThan(RAILS_DEADLINE_MS);
     // The only whole written-out emails are the "a [at] bb [dot] cc" ones, each found.
     expect(findings.length).toBe(part / 20);
     expect(findings.every((f) => f.kind === 'email' && f.match === 'a [at] bb [dot] cc')).toBe(true);
@@ -188,8 +189,6 @@ describe('hostile input ends within the rails time budget', () => {
   it('2 MB of separators, zero-width characters, digit runs and full-width signs in one call, inside RAILS_DEADLINE_MS', () => {
     const quarter = MAX_TEXT_CHARS / 8;
     const text = `${'4 . '.repeat(quarter / 2)}${ZW.repeat(quarter)}${'1\u00A0'.repeat(quarter / 2)}＠${'9'.repeat(quarter)}`;
-    const started = performance.now();
-    detectPii(text);
-    expect(performance.now() - started).toBeLessThan(RAILS_DEADLINE_MS);
+    expect(cpuMsOf(() => detectPii(text))).toBeLessThan(RAILS_DEADLINE_MS);
   });
 });
