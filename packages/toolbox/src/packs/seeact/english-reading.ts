@@ -181,10 +181,12 @@ function isInflectedWord(word: string, words: Set<string>): boolean {
   return false;
 }
 
-/** Words in any script; one outside A-Z (after look-alikes are mapped) is never an English word. */
-const WORD = /\p{L}+(?:['-]\p{L}+)*/gu;
-/** Words and the punctuation that ends a clause, for finding the task's actions. */
+/**
+ * Words in any script (one outside A-Z, after look-alikes are mapped, is never an English word),
+ * and the punctuation that ends a clause, for finding the task's actions.
+ */
 const TOKEN = /\p{L}+(?:['-]\p{L}+)*|[,;:.!?]/gu;
+const PUNCTUATION = new Set([',', ';', ':', '.', '!', '?']);
 const ASCII_WORD = /^[a-z'-]+$/;
 /** Tokens after which a new clause, with an action of its own, may begin. */
 const CLAUSE_BREAKS = new Set([',', ';', ':', '.', '!', '?', 'and', 'then', 'or', 'but']);
@@ -207,12 +209,13 @@ const LANGUAGES = [
 /** How the task reads: see EnglishReading. Linear in the task's length (the first 2,000 characters). */
 export function readEnglish(task: string): EnglishReading {
   const text = normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: false, lowerCase: false }).text;
-  const words = text.match(WORD) ?? [];
+  const tokens = text.match(TOKEN) ?? [];
+  const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
   const judged = words.filter((w, i) => i === 0 || titleCase || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
   const { words: lexiconWords, verbs } = englishWords();
   const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, lexiconWords));
-  const actions = actionWords(text.match(TOKEN) ?? []);
+  const actions = actionWords(tokens);
   const action = actions[0] ?? null;
   const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishWord(a, lexiconWords) || isVerbTypo(a, verbs)));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
