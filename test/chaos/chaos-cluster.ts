@@ -105,6 +105,30 @@ export class Executors {
     return child;
   }
 
+  /**
+   * Resolves with the time `child` logged that its workers run ("service started"); rejects if it
+   * exits first.
+   */
+  startedAt(child: ChildProcess): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const started = (): boolean => this.logs.get(child.pid!)?.includes('"msg":"service started"') === true;
+      const onData = () => {
+        if (!started()) return;
+        child.off('exit', onExit);
+        child.stderr?.off('data', onData);
+        resolve(Date.now());
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        child.stderr?.off('data', onData);
+        reject(new Error(`the executor exited (${code ?? signal}) before it started`));
+      };
+      if (started()) return resolve(Date.now());
+      // After start()'s own listener, which appends the chunk to the log this one reads.
+      child.stderr?.on('data', onData);
+      child.once('exit', onExit);
+    });
+  }
+
   alive(): ChildProcess[] {
     return this.children.filter((c) => c.exitCode === null && c.signalCode === null);
   }

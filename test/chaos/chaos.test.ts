@@ -187,10 +187,12 @@ describe(`chaos (${FULL ? 'full' : 'short'} form: ${CHECKS} checks per fault, lo
     const r = await startRig({ aof: 'off', executors: 2 });
     const outcomes = checkAll(r);
     await waitFor(async () => (await decidedCount(r)) >= CHECKS / 4, 60_000, 'a quarter of the checks decided');
-    const faultAt = Date.now();
     for (const child of r.executors.children) child.kill('SIGKILL');
-    r.executors.start();
-    await assertEveryCallerAnswered(r, await outcomes, faultAt, 'kill -9 every executor, then start one');
+    // The bound runs from when the new executor is up: how long a Node process takes to start on a
+    // loaded machine is the operator's restart time, not the guard's recovery (CI at a3e9eb3 on
+    // Node 22 took 17.5 s from the kill to the last decision, against a bound of 16 s).
+    const upAt = await r.executors.startedAt(r.executors.start());
+    await assertEveryCallerAnswered(r, await outcomes, upAt, 'kill -9 every executor, then start one', { notes: 'recovery counted from the new executor\'s "service started"' });
   });
 
   it('SIGSTOP an executor past its lock, then SIGCONT: its jobs are finished once, by the other', async () => {
