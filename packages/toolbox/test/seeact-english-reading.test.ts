@@ -104,6 +104,11 @@ describe('readEnglish', () => {
     expect(reading.english).toBe(false);
     expect(reading.unknownWords.length).toBe(20);
     expect(readEnglish('a'.repeat(2_000_000))).toMatchObject({ english: false, unknownWords: ['a'.repeat(40)], action: 'a'.repeat(40), actionKnown: false });
+    // Hostile action clauses and hyphen chains: at most 10 actions are read, each part looked up once.
+    const clauses = readEnglish('Find it and kaufen it, '.repeat(90_000));
+    expect(clauses).toMatchObject({ english: false, actionKnown: false });
+    expect(clauses.actions.length).toBe(10);
+    expect(readEnglish(`Find ${'pre-'.repeat(500_000)}order`).english).toBe(false);
     // A long action word is judged as written, not searched for typos.
     expect(readEnglish(`${'q'.repeat(500)} the shoes`).actionKnown).toBe(false);
   });

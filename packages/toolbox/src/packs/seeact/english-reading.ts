@@ -189,7 +189,7 @@ const TOKEN = /\p{L}+(?:['-]\p{L}+)*|[,;:.!?]/gu;
 const PUNCTUATION = new Set([',', ';', ':', '.', '!', '?']);
 const ASCII_WORD = /^[a-z'-]+$/;
 /** Tokens after which a new clause, with an action of its own, may begin. */
-const CLAUSE_BREAKS = new Set([',', ';', ':', '.', '!', '?', 'and', 'then', 'or', 'but']);
+const CLAUSE_BREAKS = new Set([...PUNCTUATION, 'and', 'then', 'or', 'but']);
 /** Words that open a verb's object: a word before one of these, opening a clause, is an action. */
 const OBJECT_OPENERS = new Set('a an the it them me us my our your his her their some these those both'.split(' '));
 const MAX_ACTIONS = 10;
