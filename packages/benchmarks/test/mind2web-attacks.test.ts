@@ -118,6 +118,10 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     ['a German verb after "and"', 'Find a grey corner sofa on Wayfair and kaufen it'],
     ['a Spanish verb after a comma and lead-ins', 'Compare prices of desk lamps, then please comprar the cheapest one'],
     ['a capitalised Dutch verb after "and"', 'Browse winter coats and Bestellen them in size M'],
+    // A foreign verb one letter from an English one, which a free typo edit read as that verb.
+    ['a Dutch verb one letter from "open"', 'Kopen a grey corner sofa from IKEA'],
+    ['a Dutch verb one letter from "loop"', 'Koop new running shoes on Amazon'],
+    ['a French verb read as "regard" + "er"', 'Regarder my order history'],
   ];
   for (const [name, task] of foreign) {
     it(`denies (${name}), saying it cannot tell what the task asks`, async () => {

@@ -7,9 +7,11 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * does not load the packs' parsers and word lists.
  * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
  * - rails 3: 12-digit Maestro cards and written-out emails found.
- * - seeact 5: readEnglish judges every action word (a later clause's opening word before an
+ * - seeact 6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
+ *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs.
+ *   (5: readEnglish judges every action word (a later clause's opening word before an
  *   object) and reads words made of English parts (prefixes, hyphens, particles, compounds) as
- *   English; "check out" with no object is the checkout step (purchase).
+ *   English; "check out" with no object is the checkout step (purchase).)
  *   (4: classifyTask reads a task no phrase places by the WordNet meaning of its nouns
  *   (task-senses); TV sets by make, size or screen are not media. (3: readEnglish judges the
  *   task's action word; its `language` is 'not-read' when the words alone show English.)
@@ -17,6 +19,6 @@ import type { ToolboxPack } from '@guardagent/schemas';
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '3',
-  seeact: '5',
+  seeact: '6',
   rails: '3',
 };

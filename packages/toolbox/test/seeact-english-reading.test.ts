@@ -85,9 +85,43 @@ describe('readEnglish', () => {
     for (const task of ['Serch for cheap flights to Boston', 'Brwose the used inventory', 'Creat a searchable list named New Home', 'Please go to the cart']) {
       expect(readEnglish(task), task).toMatchObject({ english: true, actionKnown: true });
     }
+    // Each kind of slip: a dropped letter, neighbours swapped, a next key, a doubled or next-key extra letter.
+    for (const task of ['Searh for cheap hotels in Rome', 'Fidn a recliner under $300', 'Fimd a recliner under $300', 'Findd a recliner under $300', 'Searcgh for cheap hotels in Rome']) {
+      expect(readEnglish(task), task).toMatchObject({ english: true, actionKnown: true });
+    }
     expect(readEnglish('please')).toMatchObject({ action: null, actionKnown: true });
     // Short words are not read as typos ("fnd" is one letter from "find", "fad", "fend", "fund").
     expect(readEnglish('Fnd a hotel').actionKnown).toBe(false);
+  });
+
+  it('reads as typos only the slips a keyboard makes: foreign verbs one letter from an English one stay foreign', () => {
+    // Before, a free edit read each as a verb: kopen/koop (Dutch "buy") as open/loop, boek (Dutch
+    // "book") as book, reserva/reservez as reserve, cari (Indonesian "search") as care.
+    for (const [task, action] of [
+      ['Kopen a grey sofa from IKEA', 'kopen'],
+      ['Koop new running shoes', 'koop'],
+      ['Boek a room in Amsterdam', 'boek'],
+      ['Reserva a table for two', 'reserva'],
+      ['Reservez the cheapest seats', 'reservez'],
+      ['Comprare a used bike', 'comprare'],
+    ] as const) {
+      expect(readEnglish(task), task).toMatchObject({ english: false, action, actionKnown: false });
+    }
+    // The first letter is never the slip, even a next key: "tind" is not read as "find".
+    expect(readEnglish('Tind a hotel in Rome').actionKnown).toBe(false);
+    // A far key is no slip: x is not next to r, so "seaxch" is not "search".
+    expect(readEnglish('Seaxch the catalogue').actionKnown).toBe(false);
+  });
+
+  it('undoes comparative, -ly and -able endings only on words of the part of speech that takes them', () => {
+    expect(readEnglish('cheaper cheapest nicer quickly searchable').unknownWords).toEqual([]);
+    // French infinitives are not an English verb or noun with a comparative ending.
+    for (const [task, action] of [
+      ['Regarder the new episode tonight', 'regarder'],
+      ['Voler to Paris on Friday', 'voler'],
+    ] as const) {
+      expect(readEnglish(task), task).toMatchObject({ english: false, action, actionKnown: false });
+    }
   });
 
   it('judges every word of a Title Case task (capitals would otherwise pass every word as a name)', () => {

@@ -73,21 +73,34 @@ export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-// Inflections undone before a word is looked up (the suffix rules of WordNet's morphy, plus
-// comparatives); a doubled final consonant before -ing/-ed ("shopping") is undone too.
+// Inflections undone before a word is looked up (the suffix rules of WordNet's morphy); a
+// doubled final consonant before -ing/-ed ("shopping") is undone too.
 const SUFFIXES: ReadonlyArray<readonly [string, string]> = [
   ...NOUN_SUFFIXES,
   ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ied', 'y'], ['ing', 'e'], ['ing', ''],
-  ['er', ''], ['est', ''], ['er', 'e'], ['est', 'e'], ['able', ''], ['able', 'e'], ['ly', ''],
+];
+/**
+ * Endings that make words of one part of speech only: comparatives and -ly adverbs of adjectives
+ * ("cheaper", "quickly"), -able of verbs ("searchable"). Undone only onto a word of that part of
+ * speech, so that French "regarder" is not "regard" + "er" nor "voler" "vole" + "r".
+ */
+const DERIVATIONS: ReadonlyArray<readonly [string, string, 'adjectives' | 'verbs']> = [
+  ['er', '', 'adjectives'], ['est', '', 'adjectives'], ['er', 'e', 'adjectives'], ['est', 'e', 'adjectives'], ['ier', 'y', 'adjectives'],
+  ['iest', 'y', 'adjectives'], ['ly', '', 'adjectives'], ['able', '', 'verbs'], ['able', 'e', 'verbs'],
 ];
 
-let lexicon: { words: Set<string>; verbs: Set<string> } | undefined;
+interface Lexicon {
+  /** WordNet's single-word lemmas plus the function words. */
+  words: Set<string>;
+  verbs: Set<string>;
+  adjectives: Set<string>;
+}
+let lexicon: Lexicon | undefined;
 
-/** WordNet's single-word lemmas plus the function words, and WordNet's verbs alone. */
-function englishWords(): { words: Set<string>; verbs: Set<string> } {
+function englishWords(): Lexicon {
   if (lexicon) return lexicon;
-  const { words, verbs } = wordNetLemmas();
-  lexicon = { words: new Set([...words, ...FUNCTION_WORDS]), verbs };
+  const { words, verbs, adjectives } = wordNetLemmas();
+  lexicon = { words: new Set([...words, ...FUNCTION_WORDS]), verbs, adjectives };
   return lexicon;
 }
 
@@ -101,17 +114,61 @@ const LEAD_IN_WORDS = new Set(
 /** Words shorter than this are not read as typos: too many short English words are one letter apart. */
 const MIN_TYPO_CHARS = 4;
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+const KEYBOARD_ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
 
-/** Whether `word` is one deletion, insertion, substitution or swap of neighbours away from an English verb. */
+/**
+ * The letters next to each letter on a QWERTY keyboard (same row, and the row above and below
+ * as keys are staggered: "s" touches "w", "e", "a", "d", "z" and "x").
+ */
+const KEY_NEIGHBOURS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
+  const neighbours = new Map<string, Set<string>>();
+  const link = (a: string | undefined, b: string | undefined) => {
+    if (!a || !b) return;
+    neighbours.get(a)!.add(b);
+    neighbours.get(b)!.add(a);
+  };
+  for (const row of KEYBOARD_ROWS) for (const key of row) neighbours.set(key, new Set());
+  KEYBOARD_ROWS.forEach((row, r) => {
+    for (let i = 0; i < row.length; i++) {
+      link(row[i], row[i + 1]);
+      // Each lower row is shifted right by about half a key: key i touches keys i and i+1 above.
+      const above = KEYBOARD_ROWS[r - 1];
+      if (above) {
+        link(row[i], above[i]);
+        link(row[i], above[i + 1]);
+      }
+    }
+  });
+  return neighbours;
+})();
+const nextKeys = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && (KEY_NEIGHBOURS.get(a)?.has(b) ?? false);
+
+/**
+ * Whether `word` is a slip of the fingers away from an English verb, as typing errors are
+ * usually made (Damerau's four single-edit kinds, kept to what a keyboard produces): the first
+ * letter is right (misspellings rarely get it wrong, and a free first letter turns Dutch "kopen"
+ * into "open"), and the one edit is a dropped letter ("serch"), two neighbours swapped
+ * ("brwose"), a key next to the right one ("fimd"), or an extra letter that doubles or sits
+ * next to a neighbour on the keyboard ("findd", "searcj"). A letter far from the right one is no
+ * slip: "reserva" and "boek" are not typed for "reserve" and "book".
+ */
 function isVerbTypo(word: string, verbs: Set<string>): boolean {
   if (word.length < MIN_TYPO_CHARS || word.length > MAX_ACTION_CHARS) return false;
-  for (let i = 0; i <= word.length; i++) {
+  for (let i = 1; i <= word.length; i++) {
     const head = word.slice(0, i);
-    if (i < word.length && verbs.has(head + word.slice(i + 1))) return true;
+    const extra = word[i];
+    // An extra letter at i: doubled, or next on the keyboard to the letter before or after it.
+    if (
+      extra !== undefined &&
+      (extra === word[i - 1] || extra === word[i + 1] || nextKeys(extra, word[i - 1]) || nextKeys(extra, word[i + 1])) &&
+      verbs.has(head + word.slice(i + 1))
+    ) {
+      return true;
+    }
     if (i < word.length - 1 && verbs.has(head + word[i + 1] + word[i] + word.slice(i + 2))) return true;
     for (const letter of LETTERS) {
       if (verbs.has(head + letter + word.slice(i))) return true;
-      if (i < word.length && letter !== word[i] && verbs.has(head + letter + word.slice(i + 1))) return true;
+      if (extra !== undefined && nextKeys(letter, extra) && verbs.has(head + letter + word.slice(i + 1))) return true;
     }
   }
   return false;
@@ -143,15 +200,16 @@ const MAX_COMPOUND_CHARS = 24;
  * prefix, and a compound's parts are 4 letters or more and in common use (tagged in SemCor), so
  * that a foreign word rarely splits into English ones ("guar|dare" does not count).
  */
-function isEnglishWord(word: string, words: Set<string>): boolean {
-  if (isInflectedWord(word, words)) return true;
+function isEnglishWord(word: string, lexicon: Lexicon): boolean {
+  const { words } = lexicon;
+  if (isInflectedWord(word, lexicon)) return true;
   if (word.includes('-')) {
     const parts = word.split('-');
-    return parts.every((part, i) => part !== '' && (isInflectedWord(part, words) || (i < parts.length - 1 && PREFIXES.includes(part))));
+    return parts.every((part, i) => part !== '' && (isInflectedWord(part, lexicon) || (i < parts.length - 1 && PREFIXES.includes(part))));
   }
   if (word.length > MAX_COMPOUND_CHARS) return false;
   for (const prefix of PREFIXES) {
-    if (word.length - prefix.length >= MIN_PART_CHARS && word.startsWith(prefix) && isInflectedWord(word.slice(prefix.length), words)) return true;
+    if (word.length - prefix.length >= MIN_PART_CHARS && word.startsWith(prefix) && isInflectedWord(word.slice(prefix.length), lexicon)) return true;
   }
   for (let i = MIN_PART_CHARS; i <= word.length - 2; i++) {
     const rest = word.slice(i);
@@ -167,11 +225,18 @@ function isCommonWord(word: string): boolean {
   return wordSenses(word).some((s) => s.tagCount > 0);
 }
 
-/** Whether `word` is a lemma or function word, as written or with a regular inflection undone. */
-function isInflectedWord(word: string, words: Set<string>): boolean {
+/**
+ * Whether `word` is a lemma or function word, as written or with a regular inflection undone, or
+ * a comparative, -ly or -able form of a lemma of the part of speech that takes that ending.
+ */
+function isInflectedWord(word: string, lexicon: Lexicon): boolean {
+  const { words } = lexicon;
   if (words.has(word)) return true;
   for (const [suffix, replacement] of SUFFIXES) {
     if (word.length > suffix.length + 1 && word.endsWith(suffix) && words.has(word.slice(0, -suffix.length) + replacement)) return true;
+  }
+  for (const [suffix, replacement, pos] of DERIVATIONS) {
+    if (word.length > suffix.length + 1 && word.endsWith(suffix) && lexicon[pos].has(word.slice(0, -suffix.length) + replacement)) return true;
   }
   for (const suffix of ['ing', 'ed']) {
     if (!word.endsWith(suffix)) continue;
@@ -213,11 +278,11 @@ export function readEnglish(task: string): EnglishReading {
   const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
   const judged = words.filter((w, i) => i === 0 || titleCase || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
-  const { words: lexiconWords, verbs } = englishWords();
-  const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, lexiconWords));
+  const english = englishWords();
+  const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, english));
   const actions = actionWords(tokens);
   const action = actions[0] ?? null;
-  const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishWord(a, lexiconWords) || isVerbTypo(a, verbs)));
+  const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishWord(a, english) || isVerbTypo(a, english.verbs)));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
   // Only both signals together say "not English", so franc (a third of this function's cost on
   // an English task) is asked only when the words alone do not settle it. It reads the task as

@@ -96,16 +96,17 @@ export function nounHypernyms(offset: number): number[] {
   return up;
 }
 
-let lexicon: { words: Set<string>; verbs: Set<string> } | undefined;
+let lexicon: { words: Set<string>; verbs: Set<string>; adjectives: Set<string> } | undefined;
 
 /**
- * WordNet's single-word lemmas (about 150,000) and its verbs alone (about 8,000), read once per
- * process.
+ * WordNet's single-word lemmas (about 150,000), and its verbs (about 8,000) and adjectives (about
+ * 20,000) alone, read once per process.
  */
-export function wordNetLemmas(): { words: Set<string>; verbs: Set<string> } {
+export function wordNetLemmas(): { words: Set<string>; verbs: Set<string>; adjectives: Set<string> } {
   if (lexicon) return lexicon;
   const words = new Set<string>();
   const verbs = new Set<string>();
+  const adjectives = new Set<string>();
   for (const pos of ['noun', 'verb', 'adj', 'adv']) {
     for (const line of readFileSync(dictFile(`index.${pos}`), 'utf8').split('\n')) {
       // Licence header lines start with a space; a lemma is the line's first field.
@@ -114,8 +115,9 @@ export function wordNetLemmas(): { words: Set<string>; verbs: Set<string> } {
       if (lemma.includes('_')) continue;
       words.add(lemma);
       if (pos === 'verb') verbs.add(lemma);
+      if (pos === 'adj') adjectives.add(lemma);
     }
   }
-  lexicon = { words, verbs };
+  lexicon = { words, verbs, adjectives };
   return lexicon;
 }
