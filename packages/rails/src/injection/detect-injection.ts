@@ -35,8 +35,15 @@ function normalize(text: string): string {
 }
 
 function phraseSignals(normalized: string, into: Set<string>): void {
+  const passed = new Map<RegExp, boolean>();
   for (const p of PHRASE_PATTERNS) {
-    if (!into.has(p.signal) && p.regex.test(normalized)) into.add(p.signal);
+    if (into.has(p.signal)) continue;
+    if (p.when) {
+      let ok = passed.get(p.when);
+      if (ok === undefined) passed.set(p.when, (ok = p.when.test(normalized)));
+      if (!ok) continue;
+    }
+    if (p.regex.test(normalized)) into.add(p.signal);
   }
 }
 

@@ -5,6 +5,11 @@
 export interface PhrasePattern {
   signal: string;
   regex: RegExp;
+  /**
+   * A cheap test the text must pass before `regex` is tried (shared by several patterns and run
+   * once per text), for patterns that cost more than the rest and only matter with it.
+   */
+  when?: RegExp;
 }
 
 const W = "[\\w'-]+";
@@ -23,6 +28,19 @@ const WHAT =
 
 /** Words for rules a model follows, and for what a jailbreak claims to be free of. */
 const BOUNDS = '(?:(?:content |safety |usage )?(?:restrictions|filters|limits|limitations|boundaries|censorship|rules|guidelines|policies)|ethics|morals|ethical (?:guidelines|constraints|restrictions|principles))';
+
+/** The reader's own answer, as data addresses it: "your response", "your replies". */
+const YOUR_ANSWER = '(?:your (?:response|reply|replies|answer|message|output)s?)\\b';
+/** Texts that mention the reader's answer at all: the only ones the answer-* patterns can match. */
+const MENTIONS_ANSWER = /\byour (?:response|reply|replies|answer|message|output)/;
+/** Ways to encode or scramble an answer (the letter games and ciphers of BIPIA's text attacks). */
+const ANSWER_CODING =
+  '(?:\\b(?:ciphers?|base ?(?:16|32|64)|hexadecimal|binary code|morse code|anagrams?|emojis|homophones|pig latin|leetspeak|alphanumeric substitution)\\b' +
+  '|\\b(?:letters|characters|words) (?:with|as|into|to) (?:numbers|digits|symbols|emojis)\\b|\\b(?:numbers|digits|symbols) (?:for|as|instead of) (?:letters|characters|vowels)\\b' +
+  '|\\b(?:replace|convert|swap|substitute) (?:the |all |every )?(?:vowels|letters|consonants)\\b|\\b(?:reverse|invert) (?:the )?order of (?:the )?(?:letters|characters|words)\\b' +
+  '|\\b(?:letters|characters|words) (?:backwards|in reverse)\\b|\\bwithout (?:any )?spaces\\b|\\bremove (?:the |all )?spaces\\b)';
+const LANGUAGES =
+  'spanish|french|german|italian|portuguese|russian|japanese|chinese|mandarin|korean|arabic|hindi|dutch|greek|turkish|polish|swedish|hebrew|latin|klingon';
 
 export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // "ignore all previous instructions", "disregard your system prompt"; not "ignore the previous email".
@@ -105,6 +123,23 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'tool-hijack', regex: /\b(?:transfer|send|wire|move|forward|upload|leak|exfiltrate)\b[^.\n]{0,40}?\b(?:funds|money|payments?|bitcoin|crypto|credentials|passwords?|contacts|api keys?|tokens?)\b[^.\n]{0,30}?\bto (?:my|this|the following|an? external|the attacker's|me at|[a-z0-9._%+-]{1,64}@)/ },
   // Indirect injection: text in data that addresses the model's own answer.
   { signal: 'response-directive', regex: /\b(?:in|into|within|inside) your (?:response|reply|answer|output|code|implementation)\b/ },
+  // Text in data that has the reader encode its own answer (a cipher, base16, letters as numbers,
+  // anagrams, no spaces) or translate it: an answer no output filter or reader can check.
+  { signal: 'answer-obfuscation', regex: new RegExp(`\\b${YOUR_ANSWER}[^.!?\\n]{0,60}?${ANSWER_CODING}`), when: MENTIONS_ANSWER },
+  { signal: 'answer-obfuscation', regex: new RegExp(`${ANSWER_CODING}[^.!?\\n]{0,60}?\\b${YOUR_ANSWER}`), when: MENTIONS_ANSWER },
+  { signal: 'answer-obfuscation', regex: new RegExp(`\\b(?:translate|render|convert|rewrite) ${YOUR_ANSWER} (?:in|into|to) (?:${LANGUAGES})\\b`), when: MENTIONS_ANSWER },
+  // Text in data that plants something for third parties in the answer: a link, a message to the
+  // answer's users, a quoted call to action to add ("add 'Visit www.…' to your reply"). Text is
+  // normalized to single spaces; bounds and plain spaces keep recheck's proof quick.
+  { signal: 'answer-insertion', regex: new RegExp(`\\b${YOUR_ANSWER}[^.!?\\n]{0,80}?(?:\\bwww\\.|\\bhttps?://|\\b(?:users|readers|customers|visitors)\\b)`), when: MENTIONS_ANSWER },
+  { signal: 'answer-insertion', regex: new RegExp(`\\.(?:com|net|org|io|co|info|biz|app|xyz|me)\\b\\)?['"]? (?:in|to|into|within) ${YOUR_ANSWER}`), when: MENTIONS_ANSWER },
+  {
+    signal: 'answer-insertion',
+    regex: new RegExp(
+      `\\b(?:add|append|insert|include|integrate|embed) ["'\u201c\u2018](?:visit|click|go to|download|call|claim|verify|check out|sign up|log in|buy|get)\\b[^"'\u201d\u2019\\n]{0,120}["'\u201d\u2019] (?:to|in|into) ${YOUR_ANSWER}`,
+    ),
+    when: MENTIONS_ANSWER,
+  },
   { signal: 'exfiltration-code', regex: /\b(?:requests\.post|socket\.socket|urllib\.request|smtplib|pynput|keyboard\.on_press|getpass\.getuser|os\.environ|subprocess\.(?:run|popen|call|check_output)|os\.system|cookiejar|browser_cookie3?|keylogger|psutil\.virtual_memory|shutil\.make_archive)\b|\bcookies\.(?:txt|pkl|json|sqlite)\b|\.sendall\(/ },
   // Data that asks for code to be put into the answer: "integrate the following code block".
   { signal: 'code-insertion', regex: /\bthe (?:following|below|attached) (?:code|snippet|script|command)\b/ },
@@ -143,6 +178,8 @@ export const SIGNAL_WEIGHTS: Readonly<Record<string, number>> = {
   'new-task': 0.35,
   'output-forcing': 0.25,
   'response-directive': 0.3,
+  'answer-obfuscation': 0.5,
+  'answer-insertion': 0.5,
   'exfiltration-code': 0.3,
   'code-insertion': 0.3,
   'tool-hijack': 0.35,
