@@ -6,7 +6,9 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
  * does not load the packs' parsers and word lists.
  * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
- * - rails 3: 12-digit Maestro cards and written-out emails found.
+ * - rails 4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
+ *   carrying links and calls to action), and the phrasings added with it since 3.
+ *   (3: 12-digit Maestro cards and written-out emails found.)
  * - seeact 6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
  *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs.
  *   (5: readEnglish judges every action word (a later clause's opening word before an
@@ -20,5 +22,5 @@ export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '3',
   seeact: '6',
-  rails: '3',
+  rails: '4',
 };
