@@ -63,6 +63,9 @@ describe('disguised tasks still fall in their category', () => {
     ['leetspeak', 'R3nt a c4r in Denver for three days'],
     ['leetspeak in a flight', 'B00k a fl1ght from Boston to Denver'],
     ['mathematical letters', '𝐁𝐨𝐨𝐤 𝐚 𝐡𝐨𝐭𝐞𝐥 in Paris'],
+    ['a word spelled out with spaces', 'B o o k a room near the Louvre for two nights'],
+    ['a word spelled out with dots', 'Book a f.l.i.g.h.t from Boston to Denver'],
+    ['a word spelled out with hyphens, leet inside', 'B-0-0-k a room near the Louvre'],
   ];
   for (const [kind, task] of disguised) {
     it(`${kind}: denied for a user who fails the rule`, async () => {
@@ -80,6 +83,8 @@ describe('disguised tasks still fall in their category', () => {
 describe('buying said with other verbs', () => {
   // "Check out" with no object is the checkout step, whatever verb names the taking.
   const purchases = [
+    'B u y a blue velvet sofa from IKEA',
+    'P*u*r*c*h*a*s*e two packs of AA batteries',
     'Acquire a blue velvet sofa from IKEA and check out.',
     'Procure two packs of AA batteries, then check out with PayPal',
     'Get the cheapest wireless mouse and check-out as a guest',
@@ -122,6 +127,7 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     ['a Dutch verb one letter from "open"', 'Kopen a grey corner sofa from IKEA'],
     ['a Dutch verb one letter from "loop"', 'Koop new running shoes on Amazon'],
     ['a French verb read as "regard" + "er"', 'Regarder my order history'],
+    ['a German verb spelled out letter by letter', 'K a u f e n a grey corner sofa from IKEA'],
   ];
   for (const [name, task] of foreign) {
     it(`denies (${name}), saying it cannot tell what the task asks`, async () => {

@@ -29,3 +29,4 @@ export { newApprovalToken, approvalTokenHash, looksLikeApprovalToken } from './s
 export { benchmarkRailsEval, BENCHMARK_RAILS_CONFIG } from './benchmark';
 export { RAILS_DEADLINE_MS } from './check-text';
 export { normalizeText, readLeetspeak, sourceSpan, type NormalizedText, type NormalizeOptions } from './text/normalize-text';
+export { joinSpelledLetters, spelledReadings, type JoinOptions } from './text/join-spelled-letters';

@@ -7,10 +7,12 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * does not load the packs' parsers and word lists.
  * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
  * - rails 4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
- *   carrying links and calls to action), and the phrasings added with it since 3.
+ *   carrying links and calls to action) and phrasing spelled out letter by letter, and the
+ *   phrasings added since 3.
  *   (3: 12-digit Maestro cards and written-out emails found.)
  * - seeact 6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
- *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs.
+ *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs; words
+ *   spelled out letter by letter ("b u y", "b.u.y") are read as the words.
  *   (5: readEnglish judges every action word (a later clause's opening word before an
  *   object) and reads words made of English parts (prefixes, hyphens, particles, compounds) as
  *   English; "check out" with no object is the checkout step (purchase).)

@@ -111,6 +111,14 @@ describe('classifyTask: meaning over surface words', () => {
     expect(cats('ADD THE JACKET TO MY\nSHOPPING CART')).toEqual(['purchase']);
   });
 
+  it('reads words spelled out letter by letter as the words (a second reading, adding categories only)', () => {
+    expect(cats('B u y a grey sofa from IKEA')).toEqual(['purchase']);
+    expect(cats('Book a f.l.i.g.h.t to Denver')).toEqual(['flight']);
+    expect(cats('find a h-o-t-e-l in Rome')).toEqual(['hotel']);
+    // "a" at a run's edge is read both ways: as a word ("b u y a" → "buy a") and as a letter ("c a r").
+    expect(cats('Rent a c a r in Denver')).toEqual(['car']);
+  });
+
   it('returns no category for empty text', () => {
     expect(classifyTask('')).toEqual({ categories: [], evidence: {} });
   });

@@ -113,6 +113,12 @@ describe('readEnglish', () => {
     expect(readEnglish('Seaxch the catalogue').actionKnown).toBe(false);
   });
 
+  it('judges a word spelled out letter by letter as the word', () => {
+    expect(readEnglish('K a u f e n a grey sofa')).toMatchObject({ english: false, action: 'kaufen', actionKnown: false });
+    expect(readEnglish('k.a.u.f.e.n the grey sofa')).toMatchObject({ english: false, action: 'kaufen' });
+    expect(readEnglish('F i n d a grey sofa')).toMatchObject({ english: true, action: 'find' });
+  });
+
   it('undoes comparative, -ly and -able endings only on words of the part of speech that takes them', () => {
     expect(readEnglish('cheaper cheapest nicer quickly searchable').unknownWords).toEqual([]);
     // French infinitives are not an English verb or noun with a comparative ending.

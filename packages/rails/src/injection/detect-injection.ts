@@ -1,3 +1,4 @@
+import { spelledReadings } from '../text/join-spelled-letters';
 import { normalizeText } from '../text/normalize-text';
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 
@@ -137,12 +138,16 @@ function combine(signals: Set<string>): number {
 /**
  * Heuristic prompt-injection score: instruction-override and role-override phrasing, prompt
  * delimiters, requests for the system prompt, hidden Unicode tag characters, zero-width and bidi
- * characters, and the same phrasing hidden in base64. Deterministic; no LLM.
+ * characters, and the same phrasing hidden in base64 or spelled out letter by letter.
+ * Deterministic; no LLM.
  */
 export function detectInjection(text: string): InjectionResult {
   const signals = new Set<string>();
   if (!text) return { score: 0, signals: [] };
   let analysed = normalize(text);
+  // Words spelled out letter by letter ("i g n o r e  a l l  p r e v i o u s") read once more, joined.
+  const joined = spelledReadings(text);
+  if (joined !== text) analysed += '\n' + normalize(joined);
   if (NON_ASCII.test(text)) {
     const hidden = hiddenTagText(text);
     if (hidden !== null) {

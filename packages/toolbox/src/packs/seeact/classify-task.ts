@@ -1,4 +1,4 @@
-import { normalizeText, readLeetspeak } from '@guardagent/rails';
+import { normalizeText, readLeetspeak, spelledReadings } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
 import { FUNCTION_WORDS } from './english-reading';
@@ -43,18 +43,26 @@ function maskCategory(text: string, category: TaskCategory): string {
 
 /**
  * The cue phrases of `category` found in `text`, with the category's look-alikes masked out.
- * `reread` matches the second reading instead: leetspeak read as letters before the masks (so a
- * disguised look-alike is still masked), plurals read as singulars after them (so a masked name
- * such as "steve jobs" cannot turn into a cue).
+ * `reread` matches the second reading instead: spelled-out words joined and leetspeak read as
+ * letters before the masks (so a disguised look-alike is still masked), plurals read as singulars
+ * after them (so a masked name such as "steve jobs" cannot turn into a cue).
  */
 function matchCategory(text: string, category: TaskCategory, reread = false): string[] {
   const { cues } = TASK_LEXICON[category];
-  const maskedOnce = maskCategory(reread ? readLeetspeak(text) : text, category);
+  const maskedOnce = maskCategory(reread ? secondReading(text) : text, category);
   const masked = reread ? stemPlurals(maskedOnce) : maskedOnce;
   return cues.flatMap((cue) => {
     const hit = matchCue(masked, cue);
     return hit === null ? [] : [hit.trim()];
   });
+}
+
+/**
+ * The second reading before masks: spelled-out words joined ("B u y a sofa", "b.u.y"; both ways
+ * of reading a lone "a" at a run's edge, one per line), then "r3nt" read as "rent".
+ */
+function secondReading(text: string): string {
+  return readLeetspeak(spelledReadings(text));
 }
 
 /** Drop "purchase" when a category with its own buying rule (car, hotel, flight) is present. */
@@ -70,12 +78,12 @@ export function resolveCategories(found: Iterable<TaskCategory>): TaskCategory[]
  * when no phrase matches, by the WordNet meaning of its nouns (see task-senses).
  */
 export function classifyTask(task: string): TaskClassification {
-  // Read as written, then once more with leetspeak read as letters ("r3nt a c4r") and plurals as
-  // singulars ("musics"). The second reading can only add a category, never remove one ("4runner"
+  // Read as written, then once more with spelled-out words joined ("b u y"), leetspeak read as
+  // letters ("r3nt a c4r") and plurals as singulars ("musics"). The second reading can only add a category, never remove one ("4runner"
   // stays a car in the first reading even though the second has "arunner"), and it is matched
   // only for a category the first does not show, so an ordinary task pays little for it.
   const text = normalizeTaskText(task);
-  const second = stemPlurals(readLeetspeak(text));
+  const second = stemPlurals(secondReading(text));
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   for (const category of TASK_CATEGORIES) {
     let hits = matchCategory(text, category);

@@ -1,5 +1,5 @@
 import { francAll } from 'franc';
-import { normalizeText } from '@guardagent/rails';
+import { joinSpelledLetters, normalizeText } from '@guardagent/rails';
 import { NOUN_SUFFIXES, wordNetLemmas, wordSenses } from './wordnet';
 
 /**
@@ -273,7 +273,8 @@ const LANGUAGES = [
 
 /** How the task reads: see EnglishReading. Linear in the task's length (the first 2,000 characters). */
 export function readEnglish(task: string): EnglishReading {
-  const text = normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: false, lowerCase: false }).text;
+  // Spelled-out words joined first: "k a u f e n a sofa" is judged by "kaufen", not "k".
+  const text = joinSpelledLetters(normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: false, lowerCase: false }).text, { edgeWords: true });
   const tokens = text.match(TOKEN) ?? [];
   const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;

@@ -1,0 +1,70 @@
+/**
+ * Three or more single letters in a row, each followed by one separator ("b u y", "b.u.y",
+ * "b-u-y", "i*g*n*o*r*e"). A letter or digit on either side ends the run, so words and numbers
+ * are never cut. Separators and letters are disjoint, so one pass reads the text (linear).
+ */
+const SPELLED_RUN = /(?<![\p{L}\p{N}])\p{L}(?:[ .*_\u00b7\u2022|/+~-]\p{L}(?![\p{L}\p{N}])){2,}/gu;
+/** One-letter English words ("a", "I"): at the edge of a run spelled with spaces they may be words of their own. */
+const ONE_LETTER_WORDS = new Set(['a', 'A', 'I']);
+
+export interface JoinOptions {
+  /**
+   * Keep a lone "a", "A" or "I" at either end of a run spelled with spaces as a word ("B u y a
+   * sofa" → "Buy a sofa"); otherwise it joins too ("Buya sofa", but "s o f a" → "sofa"). Which
+   * is right cannot be told from the letters, so a reader that needs both asks for both.
+   */
+  edgeWords?: boolean;
+}
+
+/**
+ * `text` with words spelled out letter by letter joined back ("B.u.y a sofa" → "Buy a sofa",
+ * "i g n o r e" → "ignore"): a rewrite anyone makes in a second that a reader (or an LLM) still
+ * reads as the word, and a matcher of whole words does not. Returns `text` itself when it has no
+ * such run. Not the same length as the input: use it for an extra reading, never for offsets.
+ * Two or more spaces between spelled-out words keep them apart ("a l l  p r e v i o u s").
+ */
+export function joinSpelledLetters(text: string, options: JoinOptions = {}): string {
+  SPELLED_RUN.lastIndex = 0;
+  if (!SPELLED_RUN.test(text)) return text;
+  return text.replace(SPELLED_RUN, (run) => {
+    // The run alternates letter, separator, letter… (by code point: a letter may be astral); a
+    // word is spelled with one separator, so a change of separator ends it ("B.u.y a": "B.u.y" is
+    // a word, " a" is not part of it).
+    const chars = Array.from(run);
+    const letters = (chars.length + 1) / 2;
+    let out = '';
+    let i = 0;
+    while (i < letters) {
+      const sep = chars[2 * i + 1];
+      let j = i;
+      while (j + 1 < letters && chars[2 * j + 1] === sep) j++;
+      if (j - i + 1 >= MIN_LETTERS) {
+        const word = chars.slice(2 * i, 2 * j + 1).filter((_, k) => k % 2 === 0);
+        out += joinWord(word, sep === ' ' && options.edgeWords === true);
+        i = j + 1;
+      } else {
+        out += chars[2 * i];
+        i++;
+      }
+      if (i < letters) out += chars[2 * i - 1];
+    }
+    return out;
+  });
+}
+
+const MIN_LETTERS = 3;
+
+function joinWord(letters: string[], edgeWords: boolean): string {
+  if (!edgeWords) return letters.join('');
+  const head = ONE_LETTER_WORDS.has(letters[0]!) && letters.length > MIN_LETTERS ? `${letters.shift()} ` : '';
+  const tail = ONE_LETTER_WORDS.has(letters.at(-1)!) && letters.length > MIN_LETTERS ? ` ${letters.pop()}` : '';
+  return head + letters.join('') + tail;
+}
+
+/** Both joined readings of `text` (see JoinOptions.edgeWords), one per line, or `text` itself when it has no spelled-out run. */
+export function spelledReadings(text: string): string {
+  const joined = joinSpelledLetters(text);
+  if (joined === text) return text;
+  const withEdgeWords = joinSpelledLetters(text, { edgeWords: true });
+  return withEdgeWords === joined ? joined : `${joined}\n${withEdgeWords}`;
+}
