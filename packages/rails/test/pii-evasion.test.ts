@@ -33,6 +33,11 @@ describe('card numbers, however they are written', () => {
     ['full-width digits', fullWidth(group4(CARD, ' '))],
     ['tabs', group4(CARD, '\t')],
     ['space and dash', group4(CARD, ' - ')],
+    ['commas', group4(CARD, ',')],
+    ['underscores', group4(CARD, '_')],
+    ['pipes', group4(CARD, '|')],
+    ['plus signs', group4(CARD, '+')],
+    ['tildes and asterisks', CARD.slice(0, 8).replace(/(\d{4})/g, '$1~') + CARD.slice(8, 12) + '*' + CARD.slice(12)],
   ];
   for (const [name, written] of writings) {
     it(`finds and redacts a card written with ${name}`, () => {
@@ -48,7 +53,7 @@ describe('card numbers, however they are written', () => {
   }
 
   it('leaves decimals, dates, versions and prices alone', () => {
-    for (const text of ['pi is 3.14159265358979', 'released 2024/05/17 as 4.12.0', 'total 4111.00 USD', 'call at 5.30', 'build 4.1.1.1']) {
+    for (const text of ['pi is 3.14159265358979', 'released 2024/05/17 as 4.12.0', 'total 4111.00 USD', 'call at 5.30', 'build 4.1.1.1', 'revenue 4,111,111,111 USD', 'scores 41,12,33,90']) {
       expect(detectPii(text, ['card']), text).toEqual([]);
     }
   });
@@ -58,6 +63,13 @@ describe('SSNs, IBANs and emails', () => {
   it('finds an SSN written with dots', () => {
     const redacted = redactPii('my SSN: 123.45.6789, thanks', ['ssn']);
     expect(redacted).toBe('my SSN: [REDACTED:ssn], thanks');
+  });
+
+  it('finds an SSN written with underscores, slashes or pipes (one separator, used twice)', () => {
+    for (const sep of ['_', '/', '|', '+']) {
+      expect(redactPii(`ssn 123${sep}45${sep}6789 ok`, ['ssn']), sep).toBe('ssn [REDACTED:ssn] ok');
+    }
+    expect(detectPii('ratio 123/45-6789', ['ssn'])).toEqual([]);
   });
 
   it('finds an SSN with full-width digits or zero-width characters inside', () => {
@@ -98,6 +110,9 @@ describe('SSNs, IBANs and emails', () => {
   it('finds an email written with a full-width @ or zero-width characters', () => {
     expect(redactPii('mail jane.doe＠example.com now', ['email'])).toBe('mail [REDACTED:email] now');
     expect(redactPii(`mail jane${ZW}.doe@exa${ZW}mple.com now`, ['email'])).toBe('mail [REDACTED:email] now');
+    // Ideographic full stops, which domain names (IDNA) read as dots.
+    expect(redactPii('mail jane.doe@example\u3002com now', ['email'])).toBe('mail [REDACTED:email] now');
+    expect(redactPii('mail jane.doe@example\uff61com now', ['email'])).toBe('mail [REDACTED:email] now');
   });
 });
 

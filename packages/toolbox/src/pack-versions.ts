@@ -8,7 +8,8 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
  * - rails 4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
  *   carrying links and calls to action) and phrasing spelled out letter by letter, and the
- *   phrasings added since 3.
+ *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
+ *   full stops in email domains.
  *   (3: 12-digit Maestro cards and written-out emails found.)
  * - seeact 6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
  *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs; words

@@ -57,8 +57,11 @@ function looksLikeStreetNumber(candidate: string, text: string, start: number): 
   return words.some((w) => STREET_TYPES.has(w.toLowerCase().replace(/\.$/, '')));
 }
 
-/** Written between the digit groups of a number: spaces, tabs, line breaks, dashes, dots, slashes (at most three in a row). */
-const NUMBER_SEPARATORS = /[\s./-]/g;
+/**
+ * Written between the digit groups of a number: spaces, tabs, line breaks, dashes, dots, slashes
+ * (at most three in a row), or one of the marks an attacker types instead (_ | + ~ * ,).
+ */
+const NUMBER_SEPARATORS = /[\s./_|+~*,-]/g;
 
 /**
  * Maestro issuer prefixes, the only cards issued with 12 digits: twelve bare digits pass Luhn one
@@ -108,7 +111,8 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   ...SECRET_PATTERNS,
   // Payment cards: brand prefix 2-6, 13-19 digits (12 for Maestro), Luhn, not labelled as an order
   // number. Any separators people (or attackers) write between digits: see NUMBER_SEPARATORS.
-  { kind: 'card', regex: /(?<![\d.+])[2-6](?:[\s./-]{0,3}\d){11,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
+  // A mark an attacker types instead (_ | + ~ * ,) counts alone only: ", " between two dates is a list.
+  { kind: 'card', regex: /(?<![\d.+])[2-6](?:(?:[\s./-]{0,3}|[_|+~*,])\d){11,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
   {
     kind: 'iban',
     regex: /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])/g,
@@ -116,10 +120,10 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
     valid: (c) => ibanValid(c),
     shrink: true,
   },
-  // US SSN, formatted (area 001-899 except 666, group and serial not zero).
+  // US SSN, formatted (area 001-899 except 666, group and serial not zero), one separator used twice.
   {
     kind: 'ssn',
-    regex: /(?<![\d.-])(?!000|666|9\d\d)\d{3}([-. ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-]|\.\d)/g,
+    regex: /(?<![\d.-])(?!000|666|9\d\d)\d{3}([-. _/|+~*])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-]|\.\d)/g,
     needs: hasDigit,
     valid: (candidate, text, start) => !looksLikeStreetNumber(candidate, text, start),
   },
@@ -134,7 +138,7 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   {
     kind: 'email',
     regex:
-      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?[.\u3002]){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
     needs: (t) => t.includes('@'),
   },
   // Written out to dodge scrapers: "jane.doe [at] example [dot] com", "jane(at)example.com". The
