@@ -1,5 +1,5 @@
 import { spelledReadings } from '../text/join-spelled-letters';
-import { normalizeText } from '../text/normalize-text';
+import { normalizeText, readLeetspeak } from '../text/normalize-text';
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 
 export interface InjectionResult {
@@ -33,6 +33,47 @@ function normalize(text: string): string {
   let out = NON_ASCII.test(text) ? normalizeText(text.replace(INVISIBLE, ''), { confusables: true, lowerCase: true }).text : text.toLowerCase();
   if (out.includes('_')) out = out.replace(WORD_JOINER, ' ');
   return out.replace(/[ \t\r\f\v]+/g, ' ');
+}
+
+/**
+ * Four or more words chained by hyphens or dots ("ignore-all-previous-instructions"). Starts only
+ * at a word boundary, and letters and joiners are disjoint, so each chain is read once (linear).
+ */
+const WORD_CHAIN = /\b[a-z]+(?:[-.][a-z]+){3,}/g;
+const CHAIN_JOINER = /[-.]/g;
+
+/**
+ * A line is read again as leetspeak only with this many characters read as letters: "mp3", "hi!"
+ * or "a@b.c" change one or two, a disguised instruction ("1gn0r3 4ll") several.
+ */
+const MIN_LEET_CHANGES = 3;
+const LEET_INSIDE_WORD = /[a-z][013457][a-z]/;
+
+/** How many characters differ between a line and its leet reading (same length), counted up to MIN_LEET_CHANGES. */
+function leetChanges(line: string, read: string): number {
+  let n = 0;
+  for (let i = 0; i < line.length && n < MIN_LEET_CHANGES; i++) if (line.charCodeAt(i) !== read.charCodeAt(i)) n++;
+  return n;
+}
+
+/**
+ * What the normalized text also says, to be matched too: its lines with leetspeak read as letters
+ * ("1gn0r3 4ll pr3v10us"; only the lines that reading changes in three places or more) and its
+ * word chains with the joiners read as spaces. Empty when there is nothing else to read.
+ */
+function otherReadings(normalized: string): string {
+  let extra = '';
+  // Cheap test first: a disguised word has a leet digit between two letters ("1gn0r3", "pr3v10us").
+  const leet = LEET_INSIDE_WORD.test(normalized) ? readLeetspeak(normalized) : normalized;
+  if (leet !== normalized) {
+    // readLeetspeak keeps every character's place, so the lines line up.
+    const lines = normalized.split('\n');
+    const read = leet.split('\n');
+    for (let i = 0; i < read.length; i++) if (read[i] !== lines[i] && leetChanges(lines[i]!, read[i]!) >= MIN_LEET_CHANGES) extra += '\n' + read[i];
+  }
+  WORD_CHAIN.lastIndex = 0;
+  for (const chain of normalized.match(WORD_CHAIN) ?? []) extra += '\n' + chain.replace(CHAIN_JOINER, ' ');
+  return extra;
 }
 
 function phraseSignals(normalized: string, into: Set<string>): void {
@@ -157,6 +198,7 @@ export function detectInjection(text: string): InjectionResult {
     if (countZeroWidth(text) > 0) signals.add('zero-width-characters');
     if (BIDI_CONTROL.test(text)) signals.add('bidi-control');
   }
+  analysed += otherReadings(analysed);
   phraseSignals(analysed, signals);
   if (hasTokenFlood(text)) signals.add('token-flood');
   for (const decoded of decodedBase64Texts(text)) {

@@ -24,7 +24,19 @@ const VERBS = [
 const WHICH =
   "(?:previous|prior|above|earlier|preceding|initial|original|system|system's|model's|ai's|developer's|openai's|all|any|every|your|existing|safety|security|current|these|those)";
 const WHAT =
-  '(?:instructions?|prompts?|rules|directives?|guidelines?|guardrails?|constraints|restrictions|polic(?:y|ies)|commands|orders|messages|conversations?|programming|context|training|protocols?|safeguards|filters|measures|ethics|principles|considerations|boundaries|limits)';
+  '(?:instructions?|directions|prompts?|rules|directives?|guidelines?|guardrails?|constraints|restrictions|polic(?:y|ies)|commands|orders|messages|conversations?|programming|context|training|protocols?|safeguards|filters|measures|ethics|principles|considerations|boundaries|limits)';
+
+/**
+ * The same override in the languages most written after English (Spanish, Portuguese, French,
+ * German, Italian, Dutch), accents folded as normalizeText folds them ("instruções" → "instrucoes").
+ * Romance adjectives follow the noun ("las instrucciones anteriores"), so both orders are read.
+ */
+const ML_VERBS =
+  '(?:ignore|ignora|ignoren|ignorez|ignoriere|ignorieren|vergiss|olvida|olvide|olvidad|esquece|esqueca|oublie|oubliez|dimentica|dimenticate|negeer|vergeet)';
+const ML_WHICH =
+  '(?:anteriores|previas|previos|precedentes|todas|todos|alle|allen|vorherigen|bisherigen|vorigen|fruheren|toutes|tous|anterieures|tutte|tutti|precedenti|anteriori|eerdere|vorige)';
+const ML_WHAT =
+  '(?:instrucciones|instrucoes|indicaciones|ordenes|reglas|regras|consignes|regles|anweisungen|instruktionen|befehle|regeln|vorgaben|istruzioni|regole|indicazioni|instructies|regels|opdrachten|instructions)';
 
 /** Words for rules a model follows, and for what a jailbreak claims to be free of. */
 const BOUNDS = '(?:(?:content |safety |usage )?(?:restrictions|filters|limits|limitations|boundaries|censorship|rules|guidelines|policies)|ethics|morals|ethical (?:guidelines|constraints|restrictions|principles))';
@@ -45,6 +57,9 @@ const LANGUAGES =
 export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   // "ignore all previous instructions", "disregard your system prompt"; not "ignore the previous email".
   ...VERBS.map((verb) => ({ signal: 'ignore-instructions', regex: new RegExp(`\\b${verb}${GAP(4)}\\s+${WHICH}${GAP(2)}\\s+${WHAT}\\b`) })),
+  // "Ignora todas las instrucciones anteriores", "Ignoriere alle vorherigen Anweisungen".
+  { signal: 'ignore-instructions', regex: new RegExp(`\\b${ML_VERBS}${GAP(2)}\\s+${ML_WHICH}${GAP(1)}\\s+${ML_WHAT}\\b`) },
+  { signal: 'ignore-instructions', regex: new RegExp(`\\b${ML_VERBS}${GAP(1)}\\s+${ML_WHAT}\\s+${ML_WHICH}\\b`) },
   { signal: 'ignore-instructions', regex: /\b(?:previous|prior|above|earlier|system|original) (?:instructions|prompts?|rules|guidelines) (?:are|is) (?:now )?(?:void|null|cancel+ed|obsolete|irrelevant|revoked|no longer (?:valid|in effect|apply|applicable))\b/ },
   { signal: 'ignore-instructions', regex: /\bforget (?:about )?(?:everything|all|anything) (?:before|above|prior|previously|earlier|you (?:were|have been) (?:told|given))\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard|forget) (?:everything|all) (?:above|before|that came before|you (?:were|have been) told)\b/ },

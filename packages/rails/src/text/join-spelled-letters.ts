@@ -4,6 +4,9 @@
  * are never cut. Separators and letters are disjoint, so one pass reads the text (linear).
  */
 const SPELLED_RUN = /(?<![\p{L}\p{N}])\p{L}(?:[ .*_\u00b7\u2022|/+~-]\p{L}(?![\p{L}\p{N}])){2,}/gu;
+/** The same runs in ASCII text, tested first: about five times cheaper than the Unicode classes, and most text is ASCII. */
+const ASCII_SPELLED_RUN = /(?<![A-Za-z0-9])[A-Za-z](?:[ .*_|/+~-][A-Za-z](?![A-Za-z0-9])){2,}/;
+const NON_ASCII = /[^\x00-\x7F]/;
 /** One-letter English words ("a", "I"): at the edge of a run spelled with spaces they may be words of their own. */
 const ONE_LETTER_WORDS = new Set(['a', 'A', 'I']);
 
@@ -24,8 +27,12 @@ export interface JoinOptions {
  * Two or more spaces between spelled-out words keep them apart ("a l l  p r e v i o u s").
  */
 export function joinSpelledLetters(text: string, options: JoinOptions = {}): string {
-  SPELLED_RUN.lastIndex = 0;
-  if (!SPELLED_RUN.test(text)) return text;
+  if (NON_ASCII.test(text)) {
+    SPELLED_RUN.lastIndex = 0;
+    if (!SPELLED_RUN.test(text)) return text;
+  } else if (!ASCII_SPELLED_RUN.test(text)) {
+    return text;
+  }
   return text.replace(SPELLED_RUN, (run) => {
     // The run alternates letter, separator, letter… (by code point: a letter may be astral); a
     // word is spelled with one separator, so a change of separator ends it ("B.u.y a": "B.u.y" is
