@@ -128,6 +128,7 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     ['a Dutch verb one letter from "loop"', 'Koop new running shoes on Amazon'],
     ['a French verb read as "regard" + "er"', 'Regarder my order history'],
     ['a German verb spelled out letter by letter', 'K a u f e n a grey corner sofa from IKEA'],
+    ['a German verb in leetspeak', 'K4ufen a grey corner sofa from IKEA'],
   ];
   for (const [name, task] of foreign) {
     it(`denies (${name}), saying it cannot tell what the task asks`, async () => {

@@ -13,7 +13,7 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   (3: 12-digit Maestro cards and written-out emails found.)
  * - seeact 6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
  *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs; words
- *   spelled out letter by letter ("b u y", "b.u.y") are read as the words.
+ *   spelled out letter by letter ("b u y", "b.u.y") or in leetspeak ("k4ufen") are read as the words.
  *   (5: readEnglish judges every action word (a later clause's opening word before an
  *   object) and reads words made of English parts (prefixes, hyphens, particles, compounds) as
  *   English; "check out" with no object is the checkout step (purchase).)

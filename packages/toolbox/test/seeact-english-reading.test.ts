@@ -113,6 +113,14 @@ describe('readEnglish', () => {
     expect(readEnglish('Seaxch the catalogue').actionKnown).toBe(false);
   });
 
+  it('judges a word in leetspeak as the word, and leaves digits in ordinary tasks alone', () => {
+    expect(readEnglish('K4ufen a grey sofa')).toMatchObject({ english: false, action: 'kaufen', actionKnown: false });
+    expect(readEnglish('Find a grey sofa and k4ufen it')).toMatchObject({ english: false, actions: ['find', 'kaufen'] });
+    for (const task of ['Find an RTX 4090 and a Ryzen 9 7950X under $2,000', 'Buy a mp3 player with 64GB', 'B00k a room for 2 nights']) {
+      expect(readEnglish(task), task).toMatchObject({ english: true });
+    }
+  });
+
   it('judges a word spelled out letter by letter as the word', () => {
     expect(readEnglish('K a u f e n a grey sofa')).toMatchObject({ english: false, action: 'kaufen', actionKnown: false });
     expect(readEnglish('k.a.u.f.e.n the grey sofa')).toMatchObject({ english: false, action: 'kaufen' });

@@ -273,8 +273,9 @@ const LANGUAGES = [
 
 /** How the task reads: see EnglishReading. Linear in the task's length (the first 2,000 characters). */
 export function readEnglish(task: string): EnglishReading {
-  // Spelled-out words joined first: "k a u f e n a sofa" is judged by "kaufen", not "k".
-  const text = joinSpelledLetters(normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: false, lowerCase: false }).text, { edgeWords: true });
+  // Leetspeak read as letters and spelled-out words joined first: "k4ufen a sofa" and
+  // "k a u f e n a sofa" are judged by "kaufen", not "k".
+  const text = joinSpelledLetters(normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: true, lowerCase: false }).text, { edgeWords: true });
   const tokens = text.match(TOKEN) ?? [];
   const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
