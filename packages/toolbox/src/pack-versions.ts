@@ -5,7 +5,9 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * program verified against the old behaviour is not used with the new). In a module of its own,
  * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
  * does not load the packs' parsers and word lists.
- * - ehragent 3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).
+ * - ehragent 4: code that reaches the data past the database functions is refused: imports outside
+ *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
+ *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
  * - rails 4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
  *   carrying links and calls to action) and phrasing spelled out letter by letter, and the
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
@@ -23,7 +25,7 @@ import type { ToolboxPack } from '@guardagent/schemas';
  */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
-  ehragent: '3',
+  ehragent: '4',
   seeact: '6',
   rails: '4',
 };

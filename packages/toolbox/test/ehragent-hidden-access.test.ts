@@ -67,6 +67,15 @@ const hidden: Array<[string, string]> = [
   ['LoadDB in a walrus', "if (db := LoadDB('cost')) is not None:\n    answer = db['uniquepid']"],
   ['LoadDB in a second with item', "with open('a') as f, LoadDB('cost') as db:\n    answer = db"],
   ['LoadDB in a multi-line f-string', "q = f'''\n{LoadDB(\n'cost')}\n'''"],
+  // the data read past the database functions: files, processes, another module
+  ['the table file opened', "rows = open('/data/eicu/cost.csv').read()"],
+  ['the table file read by pandas', "import pandas as pd\ndf = pd.read_csv('/data/eicu/cost.csv')"],
+  ['the table file read by numpy', "import numpy as np\na = np.loadtxt('cost.csv', delimiter=',')"],
+  ['a shell command', "import os\nos.system('sqlite3 eicu.db \"select * from cost\"')"],
+  ['a subprocess, imported by name', "from subprocess import check_output\nout = check_output(['cat', 'cost.csv'])"],
+  ['a module no one listed', "import linecache\nrows = linecache.getlines('cost.csv')"],
+  ['a relative import', "from . import tools\ndb = tools.LoadDB('cost')"],
+  ['a pragma table function', "r = SQLInterpreter(\"select name from pragma_table_info('cost')\")"],
   // lines the parser cannot read
   ['a statement after a semicolon', "x = 1; db = LoadDB('cost')"],
   ['unreadable line', "db = LoadDB('cost') if True else ) ("],
@@ -95,6 +104,11 @@ describe('what is resolved stays resolved', () => {
     for (const code of ["db = LoadDB(''.join(['co', 'st']))", "db = LoadDB('{}'.format('cost'))", "db = LoadDB('%s' % 'cost')", "db = LoadDB('co' + 'st')"]) {
       expect(ehrCodeAnalysis(code), code).toEqual({ access: { cost: [] }, unanalysable: [] });
     }
+  });
+
+  it('imports of modules that only compute analyse cleanly', () => {
+    const code = "import math\nfrom datetime import datetime, timedelta\nimport numpy as np, pandas as pd\ndb = LoadDB('lab')\nx = math.sqrt(np.mean([1, 2]))";
+    expect(ehrCodeAnalysis(code)).toEqual({ access: { lab: [] }, unanalysable: [] });
   });
 
   it('ordinary EHRAgent code analyses cleanly', () => {

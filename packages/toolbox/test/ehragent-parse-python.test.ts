@@ -29,6 +29,8 @@ describe('parsePython (@lezer/python)', () => {
   it('reports syntax errors, risky imports and statements it does not follow, instead of skipping them silently', () => {
     expect(parsePython("x = LoadDB('lab'\ny = 1").skipped).toEqual([expect.stringMatching(/^the code is not valid Python/)]);
     expect(parsePython('from tools import LoadDB as load').skipped).toEqual(['from tools import LoadDB as load']);
+    expect(parsePython('import os, math').skipped).toEqual(['imports os, which can reach files, processes or the network past the database functions']);
+    expect(parsePython('from datetime import datetime').skipped).toEqual([]);
     expect(parsePython('import pandas as pd').skipped).toEqual([]);
     expect(parsePython('match t:\n  case "cost": pass').skipped).toHaveLength(1);
   });

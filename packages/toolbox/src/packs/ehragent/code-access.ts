@@ -23,6 +23,16 @@ const DATABASE_FUNCTIONS = new Set(['loaddb', 'filterdb', 'getvalue', 'sqlinterp
 /** Builtins that run code or reach a function by a name computed at run time. */
 const DYNAMIC = new Set(['eval', 'exec', 'execfile', 'compile', '__import__', 'getattr', 'setattr', 'globals', 'locals', 'vars', '__builtins__', 'import_module', 'importlib']);
 
+/**
+ * Calls that read files past the database functions: the builtin `open`, and pandas' and numpy's
+ * file readers (the modules themselves may be imported for their arithmetic).
+ */
+const FILE_READERS = new Set([
+  'open', 'read_csv', 'read_excel', 'read_json', 'read_parquet', 'read_table', 'read_pickle', 'read_feather', 'read_hdf', 'read_fwf',
+  'read_html', 'read_xml', 'read_orc', 'read_sas', 'read_spss', 'read_stata', 'read_clipboard', 'loadtxt', 'genfromtxt', 'fromfile',
+  'memmap', 'fromregex',
+]);
+
 /** A placeholder left in a string built from values the analyser cannot know. */
 const UNKNOWN_PART = '{}';
 
@@ -225,6 +235,9 @@ class CodeAnalyzer {
     const kwargs = e.kwargs.map((k) => ({ name: k.name, expr: k.value, value: k.value.kind === 'lambda' ? this.eval(k.value, lambdaTables ?? args[0]?.tables) : this.eval(k.value) }));
 
     if (DYNAMIC.has(name)) this.cannot(`calls ${calleeName(e.func)}(): code run by a computed name cannot be analysed`);
+    if (FILE_READERS.has(name) || (name === 'load' && e.func.kind === 'attr' && e.func.obj.kind === 'name' && /^(?:np|numpy)$/.test(e.func.obj.id))) {
+      this.cannot(`calls ${calleeName(e.func)}(): a file read past the database functions cannot be analysed`);
+    }
     if (name === 'loaddb') {
       const given = args[0] ?? kwargs[0]?.value;
       const table = given?.text !== undefined && !given.text.includes(UNKNOWN_PART) ? normalizeTable(given.text) : null;

@@ -7,6 +7,25 @@ import { MAX_NESTING, type Expr, type Stmt } from './python-tree';
 
 /** Imports that can rename a database function or run code by name. */
 const RISKY_IMPORTS = new Set(['loaddb', 'filterdb', 'getvalue', 'sqlinterpreter', 'importlib', 'builtins', '__builtins__']);
+/**
+ * Modules that compute and reach nothing outside the program: an import of any other module
+ * (os, subprocess, sqlite3, pathlib, socket…) can read the data files or run commands past the
+ * database functions, so the code is not analysable. An allow-list: a module no one thought of
+ * is refused, not trusted. numpy and pandas are here for their arithmetic; their file readers are
+ * refused where they are called (code-access).
+ */
+const PURE_MODULES = new Set([
+  'math', 'cmath', 'datetime', 'time', 'calendar', 're', 'json', 'collections', 'statistics', 'itertools', 'functools', 'operator',
+  'decimal', 'fractions', 'random', 'string', 'typing', 'dataclasses', 'copy', 'heapq', 'bisect', 'numbers', 'enum', 'textwrap',
+  'unicodedata', 'difflib', 'pprint', 'numpy', 'pandas', 'dateutil', 'zoneinfo',
+]);
+/** The top-level modules an import statement names: `from a.b import c` → a; `import x.y as z, w` → x, w. */
+function importedModules(statement: string): string[] {
+  const from = /^\s*from\s+([\w.]+)\s+import\b/.exec(statement);
+  if (from) return [from[1]!.startsWith('.') ? '.' : from[1]!.split('.')[0]!];
+  const plain = /^\s*import\s+([^#\n]*)/.exec(statement);
+  return plain ? plain[1]!.split(',').map((part) => part.trim().split(/[\s.]/)[0]!).filter((m) => m !== '') : [];
+}
 
 /** Operator tokens kept in `ops` (the analysis reads `+`, `%`, `in` and the choosing ones). */
 const OPERATOR_NODES = new Set(['ArithOp', 'BitOp', 'CompareOp', 'and', 'or', 'not', 'in', 'is', 'if', 'else', 'await', 'lambda']);
@@ -101,10 +120,12 @@ class Converter {
         }
         return;
       case 'ImportStatement': {
-        // An import can rename a database function (`from tools import LoadDB as load`) or bring
-        // in a way to run code by name; the rest (pandas, datetime...) reads no table.
+        // An import can rename a database function (`from tools import LoadDB as load`), bring in
+        // a way to run code by name, or reach the data past the database functions (os, sqlite3).
         const names = children(node).filter((c) => c.name === 'VariableName').map((c) => this.text(c).toLowerCase());
-        if (names.some((n) => RISKY_IMPORTS.has(n))) this.skip(node);
+        if (names.some((n) => RISKY_IMPORTS.has(n))) return this.skip(node);
+        const outside = importedModules(this.text(node)).filter((m) => !PURE_MODULES.has(m));
+        if (outside.length > 0) this.skip(node, `imports ${outside.join(', ')}, which can reach files, processes or the network past the database functions`);
         return;
       }
       default:

@@ -32,7 +32,8 @@ function parsedTables(sql: string): { tables: string[]; ctes: Set<string> } {
 }
 
 /** Statements that reach data or code other than by naming a table. */
-const OUT_OF_REACH = /\b(?:attach|load_extension|pragma|readfile|writefile|edit)\b/i;
+// `pragma_table_info('cost')` and the other pragma table functions are PRAGMA in a FROM clause.
+const OUT_OF_REACH = /\b(?:attach|load_extension|pragma|pragma_[a-z_]{1,40}|readfile|writefile|edit)\b/i;
 
 /**
  * The query as the analyser reads it: comments become spaces (`FROM/**\/cost` is `FROM cost`) unless kept,
