@@ -30,10 +30,16 @@ const WORD_JOINER = /(?<=[a-z])_+(?=[a-z])/g;
  * blanks collapsed.
  */
 function normalize(text: string): string {
-  let out = NON_ASCII.test(text) ? normalizeText(text.replace(INVISIBLE, ''), { confusables: true, lowerCase: true }).text : text.toLowerCase();
-  if (out.includes('_')) out = out.replace(WORD_JOINER, ' ');
-  return out.replace(/[ \t\r\f\v]+/g, ' ');
+  return collapseBlanks(fold(text));
 }
+
+/** normalize without collapsing blanks (two spaces still part spelled-out words: see joinSpelledLetters). */
+function fold(text: string): string {
+  const out = NON_ASCII.test(text) ? normalizeText(text.replace(INVISIBLE, ''), { confusables: true, lowerCase: true }).text : text.toLowerCase();
+  return out.includes('_') ? out.replace(WORD_JOINER, ' ') : out;
+}
+
+const collapseBlanks = (text: string): string => text.replace(/[ \t\r\f\v]+/g, ' ');
 
 /**
  * Four or more words chained by hyphens or dots ("ignore-all-previous-instructions"). Starts only
@@ -185,10 +191,12 @@ function combine(signals: Set<string>): number {
 export function detectInjection(text: string): InjectionResult {
   const signals = new Set<string>();
   if (!text) return { score: 0, signals: [] };
-  let analysed = normalize(text);
-  // Words spelled out letter by letter ("i g n o r e  a l l  p r e v i o u s") read once more, joined.
-  const joined = spelledReadings(text);
-  if (joined !== text) analysed += '\n' + normalize(joined);
+  const folded = fold(text);
+  let analysed = collapseBlanks(folded);
+  // Words spelled out letter by letter ("i g n o r e  a l l  p r e v i o u s") read once more,
+  // joined. Read in the folded text: mostly ASCII, which joinSpelledLetters tests cheaply.
+  const joined = spelledReadings(folded);
+  if (joined !== folded) analysed += '\n' + collapseBlanks(joined);
   if (NON_ASCII.test(text)) {
     const hidden = hiddenTagText(text);
     if (hidden !== null) {

@@ -6,6 +6,12 @@
 const SPELLED_RUN = /(?<![\p{L}\p{N}])\p{L}(?:[ .*_\u00b7\u2022|/+~-]\p{L}(?![\p{L}\p{N}])){2,}/gu;
 /** The same runs in ASCII text, tested first: about five times cheaper than the Unicode classes, and most text is ASCII. */
 const ASCII_SPELLED_RUN = /(?<![A-Za-z0-9])[A-Za-z](?:[ .*_|/+~-][A-Za-z](?![A-Za-z0-9])){2,}/;
+/**
+ * What any run has, in classes V8 tests quickly (no Unicode properties): separator, one character
+ * that is no blank, digit or separator, separator, another, separator. Text without it has no run;
+ * text with it is then read with SPELLED_RUN (over ten times slower per character).
+ */
+const SPELLED_HINT = /[ .*_\u00b7\u2022|/+~-][^\s\d.*_\u00b7\u2022|/+~-][ .*_\u00b7\u2022|/+~-][^\s\d.*_\u00b7\u2022|/+~-][ .*_\u00b7\u2022|/+~-]/u;
 const NON_ASCII = /[^\x00-\x7F]/;
 /** One-letter English words ("a", "I"): at the edge of a run spelled with spaces they may be words of their own. */
 const ONE_LETTER_WORDS = new Set(['a', 'A', 'I']);
@@ -24,16 +30,22 @@ export interface JoinOptions {
  * "i g n o r e" → "ignore"): a rewrite anyone makes in a second that a reader (or an LLM) still
  * reads as the word, and a matcher of whole words does not. Returns `text` itself when it has no
  * such run. Not the same length as the input: use it for an extra reading, never for offsets.
- * Two or more spaces between spelled-out words keep them apart ("a l l  p r e v i o u s").
+ * Two or more spaces between spelled-out words keep them apart ("a l l  p r e v i o u s"). A
+ * run of more than 64 letters is left as written.
  */
 export function joinSpelledLetters(text: string, options: JoinOptions = {}): string {
   if (NON_ASCII.test(text)) {
+    // A run at the very start or end of the text has only one separator around it: pad for the hint.
+    if (!SPELLED_HINT.test(` ${text} `)) return text;
     SPELLED_RUN.lastIndex = 0;
     if (!SPELLED_RUN.test(text)) return text;
   } else if (!ASCII_SPELLED_RUN.test(text)) {
     return text;
   }
   return text.replace(SPELLED_RUN, (run) => {
+    // A word is short; a longer run (a sentence spelled with single spaces, or filler such as
+    // "a_a_a_…") would join into no word anyone reads, and costs a copy of itself to join.
+    if (run.length > MAX_RUN_CHARS) return run;
     // The run alternates letter, separator, letter… (by code point: a letter may be astral); a
     // word is spelled with one separator, so a change of separator ends it ("B.u.y a": "B.u.y" is
     // a word, " a" is not part of it).
@@ -60,6 +72,8 @@ export function joinSpelledLetters(text: string, options: JoinOptions = {}): str
 }
 
 const MIN_LETTERS = 3;
+/** Longest run joined: 64 letters and their separators. */
+const MAX_RUN_CHARS = 127;
 
 function joinWord(letters: string[], edgeWords: boolean): string {
   if (!edgeWords) return letters.join('');
