@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
 import { startRedisServer, RedisServerMissingError } from '../src/index';
-import { ping } from './ping';
+import { answersWithPassword, ping } from './ping';
 
 
 describe('startRedisServer', () => {
@@ -16,22 +17,23 @@ describe('startRedisServer', () => {
   });
 
   it('a server whose owner was killed with SIGKILL goes too (no exit handler ran)', async () => {
-    const owner = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/own-redis.ts', import.meta.url))], {
+    // The server is told apart by a password: once it is gone, another test's server may take
+    // its port, and a bare PING would then read that one as still up (or, on an HTTP server,
+    // wait for an answer that never comes).
+    const password = randomUUID();
+    const owner = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/own-redis.ts', import.meta.url)), password], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const [line] = (await once(owner.stdout!.setEncoding('utf8'), 'data')) as [string];
     const port = Number(line.trim());
-    expect(await ping(port)).toBe('+PONG');
+    expect(await answersWithPassword(port, password)).toBe(true);
     owner.kill('SIGKILL');
     await once(owner, 'exit');
     // The server stops within moments; wait for that condition (bounded), then assert it.
     const deadline = Date.now() + 10_000;
     let stillUp = true;
     while (stillUp && Date.now() < deadline) {
-      stillUp = await ping(port).then(
-        () => true,
-        () => false,
-      );
+      stillUp = await answersWithPassword(port, password, 500);
       if (stillUp) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(stillUp).toBe(false);
