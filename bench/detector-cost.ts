@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectInjection, detectPii } from '../packages/rails/src/index';
+import { detectInjection, detectPii, spelledReadings } from '../packages/rails/src/index';
+import { PHRASE_PATTERNS } from '../packages/rails/src/injection/injection-patterns';
 
 /**
  * µs per text of the rails' PII and injection detectors, best of 5 rounds, one process:
  * the public corpora of `guardagent eval --detectors`, and a 183-character log line written in
- * ASCII and with every `a` and `e` accented (non-ASCII text goes through normalizeText).
+ * ASCII and with every `a` and `e` accented (non-ASCII text goes through normalizeText). Then,
+ * over the injection corpus lower-cased, what its parts cost: each phrase pattern run on every
+ * text (ignoring `when`), each `when` test, and the spelled-out reading.
  * Usage: npx tsx bench/detector-cost.ts
  */
 const data = join(import.meta.dirname, '../packages/benchmarks/data/detectors');
@@ -24,11 +27,19 @@ function microseconds(items: string[], fn: (text: string) => unknown): number {
 }
 
 const repeat = (text: string) => Array.from({ length: 20_000 }, () => text);
+const injection = texts('injection.jsonl');
+const lowered = injection.map((t) => t.toLowerCase().replace(/[ \t\r\f\v]+/g, ' '));
+const whens = [...new Set(PHRASE_PATTERNS.flatMap((p) => (p.when ? [p.when] : [])))];
 console.log(
   JSON.stringify({
     pii_corpus_us: microseconds(texts('pii.jsonl'), (t) => detectPii(t)),
     pii_ascii_line_us: microseconds(repeat(line), (t) => detectPii(t)),
     pii_accented_line_us: microseconds(repeat(accented), (t) => detectPii(t)),
-    injection_corpus_us: microseconds(texts('injection.jsonl'), (t) => detectInjection(t)),
+    injection_corpus_us: microseconds(injection, (t) => detectInjection(t)),
+    injection_parts_us: {
+      patterns: PHRASE_PATTERNS.map((p) => ({ signal: p.signal, starts: p.regex.source.slice(0, 40), us: microseconds(lowered, (t) => p.regex.test(t)) })),
+      when_tests: whens.map((w) => ({ starts: w.source.slice(0, 40), us: microseconds(lowered, (t) => w.test(t)) })),
+      spelled_readings: microseconds(injection, (t) => spelledReadings(t.toLowerCase())),
+    },
   }),
 );

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TASK_LEXICON } from '@guardagent/toolbox';
 import { PII_PATTERNS } from '../packages/rails/src/pii/pii-patterns';
 import { PHRASE_PATTERNS } from '../packages/rails/src/injection/injection-patterns';
+import { SPELLED_PATTERNS } from '../packages/rails/src/text/join-spelled-letters';
 
 // Issue 10: every regular expression applied to job text runs in time linear in the input. Job
 // text (agent input, output, task, LLM replies) reaches patterns in every package, so this holds
@@ -73,6 +74,8 @@ function builtPatterns(): Pattern[] {
   return [
     ...PII_PATTERNS.map((p) => fromRegExp(`rails pii:${p.kind}`, p.regex)),
     ...PHRASE_PATTERNS.map((p) => fromRegExp(`rails injection:${p.signal}`, p.regex)),
+    ...PHRASE_PATTERNS.flatMap((p) => (p.when ? [fromRegExp(`rails injection:${p.signal} when`, p.when)] : [])),
+    ...SPELLED_PATTERNS.map((regex) => fromRegExp('rails text:spelled letters', regex)),
     ...lexicon,
   ];
 }

@@ -166,6 +166,15 @@ describe('hostile input ends within the rails time budget', () => {
     ['zero-width characters between letters', (n) => 'a\u200b'.repeat(n / 2)],
     ['one-letter tokens', (n) => 'k '.repeat(n / 2)],
     ['underscores between letters', (n) => 'a_'.repeat(n / 2)],
+    // The readings and patterns added for disguised and answer-shaping text, each at its worst.
+    ['words spelled out, each short', (n) => 'i g n o r e  '.repeat(n / 13)],
+    ['spelled-out runs whose separator changes', (n) => 'a.b.c d e f-'.repeat(n / 12)],
+    ['leetspeak in every word', (n) => '1gn0r3 4ll '.repeat(n / 11)],
+    ['one chain of hyphenated words', (n) => 'ab-'.repeat(n / 3)],
+    ['"your answer" over and over', (n) => 'your answer in base64 your reply www. '.repeat(n / 39)],
+    ['a quoted call to action never closed', (n) => `add "visit ${'x '.repeat(n / 2 - 20)}`],
+    ['override words in six languages', (n) => 'ignora todas las ignoriere alle '.repeat(n / 32)],
+    ['non-ASCII text with single letters between separators', (n) => 'é · ü · '.repeat(n / 8)],
     ['"you are" openings', (n) => '. you are x, a '.repeat(n / 15)],
   ];
   for (const [name, make] of cases) {

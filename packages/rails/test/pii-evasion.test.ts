@@ -206,4 +206,10 @@ describe('hostile input ends within the rails time budget', () => {
     const text = `${'4 . '.repeat(quarter / 2)}${ZW.repeat(quarter)}${'1\u00A0'.repeat(quarter / 2)}＠${'9'.repeat(quarter)}`;
     expect(cpuMsOf(() => detectPii(text))).toBeLessThan(RAILS_DEADLINE_MS);
   });
+
+  it('2 MB of digits between the marks an attacker types (_ | + ~ * ,) and ideographic stops after an @, inside RAILS_DEADLINE_MS', () => {
+    const half = MAX_TEXT_CHARS / 2;
+    const text = `${'4_1|1+1~1*1,'.repeat(half / 12)}a@${'b\u3002'.repeat(half / 4)}`;
+    expect(cpuMsOf(() => detectPii(text))).toBeLessThan(RAILS_DEADLINE_MS);
+  });
 });

@@ -77,7 +77,6 @@ function otherReadings(normalized: string): string {
     const read = leet.split('\n');
     for (let i = 0; i < read.length; i++) if (read[i] !== lines[i] && leetChanges(lines[i]!, read[i]!) >= MIN_LEET_CHANGES) extra += '\n' + read[i];
   }
-  WORD_CHAIN.lastIndex = 0;
   for (const chain of normalized.match(WORD_CHAIN) ?? []) extra += '\n' + chain.replace(CHAIN_JOINER, ' ');
   return extra;
 }

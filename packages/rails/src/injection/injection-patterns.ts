@@ -44,7 +44,7 @@ const BOUNDS = '(?:(?:content |safety |usage )?(?:restrictions|filters|limits|li
 /** The reader's own answer, as data addresses it: "your response", "your replies". */
 const YOUR_ANSWER = '(?:your (?:response|reply|replies|answer|message|output)s?)\\b';
 /** Texts that mention the reader's answer at all: the only ones the answer-* patterns can match. */
-const MENTIONS_ANSWER = /\byour (?:response|reply|replies|answer|message|output)/;
+const MENTIONS_ANSWER = new RegExp(`\\b${YOUR_ANSWER}`);
 /** Ways to encode or scramble an answer (the letter games and ciphers of BIPIA's text attacks). */
 const ANSWER_CODING =
   '(?:\\b(?:ciphers?|base ?(?:16|32|64)|hexadecimal|binary code|morse code|anagrams?|emojis|homophones|pig latin|leetspeak|alphanumeric substitution)\\b' +

@@ -57,11 +57,12 @@ function looksLikeStreetNumber(candidate: string, text: string, start: number): 
   return words.some((w) => STREET_TYPES.has(w.toLowerCase().replace(/\.$/, '')));
 }
 
-/**
- * Written between the digit groups of a number: spaces, tabs, line breaks, dashes, dots, slashes
- * (at most three in a row), or one of the marks an attacker types instead (_ | + ~ * ,).
- */
-const NUMBER_SEPARATORS = /[\s./_|+~*,-]/g;
+/** Written between the digit groups of a number: spaces, tabs, line breaks, dots, slashes, dashes (at most three in a row). */
+const GROUP_SEPARATORS = '\\s./-';
+/** Marks an attacker types instead, one at a time: ", " between two dates is a list, not a card. */
+const ATTACKER_SEPARATORS = '_|+~*,';
+/** Every separator a card's digits may have between them (removed before Luhn). */
+const NUMBER_SEPARATORS = new RegExp(`[${ATTACKER_SEPARATORS}${GROUP_SEPARATORS}]`, 'g');
 
 /**
  * Maestro issuer prefixes, the only cards issued with 12 digits: twelve bare digits pass Luhn one
@@ -111,8 +112,13 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
   ...SECRET_PATTERNS,
   // Payment cards: brand prefix 2-6, 13-19 digits (12 for Maestro), Luhn, not labelled as an order
   // number. Any separators people (or attackers) write between digits: see NUMBER_SEPARATORS.
-  // A mark an attacker types instead (_ | + ~ * ,) counts alone only: ", " between two dates is a list.
-  { kind: 'card', regex: /(?<![\d.+])[2-6](?:(?:[\s./-]{0,3}|[_|+~*,])\d){11,18}(?![\d])/g, needs: hasDigit, valid: validCard, shrink: true },
+  {
+    kind: 'card',
+    regex: new RegExp(`(?<![\\d.+])[2-6](?:(?:[${GROUP_SEPARATORS}]{0,3}|[${ATTACKER_SEPARATORS}])\\d){11,18}(?![\\d])`, 'g'),
+    needs: hasDigit,
+    valid: validCard,
+    shrink: true,
+  },
   {
     kind: 'iban',
     regex: /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])/g,

@@ -1,18 +1,30 @@
+import { hasNonAscii } from './normalize-text';
+
+/** What may stand between the letters of a spelled-out word ("b u y", "b.u.y", "b-u-y", "i*g*n"). */
+const SEPARATORS = ' .*_\u00b7\u2022|/+~-';
+const SEP = `[${SEPARATORS}]`;
+/** The separators that are ASCII, for the fast test of ASCII text. */
+const ASCII_SEP = `[${SEPARATORS.replace(/[^\x00-\x7f]/g, '')}]`;
+
 /**
- * Three or more single letters in a row, each followed by one separator ("b u y", "b.u.y",
- * "b-u-y", "i*g*n*o*r*e"). A letter or digit on either side ends the run, so words and numbers
- * are never cut. Separators and letters are disjoint, so one pass reads the text (linear).
+ * Three or more single letters in a row, each followed by one separator. A letter or digit on
+ * either side ends the run, so words and numbers are never cut. Separators and letters are
+ * disjoint, so one pass reads the text (linear).
  */
-const SPELLED_RUN = /(?<![\p{L}\p{N}])\p{L}(?:[ .*_\u00b7\u2022|/+~-]\p{L}(?![\p{L}\p{N}])){2,}/gu;
+const SPELLED_RUN = new RegExp(`(?<![\\p{L}\\p{N}])\\p{L}(?:${SEP}\\p{L}(?![\\p{L}\\p{N}])){2,}`, 'gu');
 /** The same runs in ASCII text, tested first: about five times cheaper than the Unicode classes, and most text is ASCII. */
-const ASCII_SPELLED_RUN = /(?<![A-Za-z0-9])[A-Za-z](?:[ .*_|/+~-][A-Za-z](?![A-Za-z0-9])){2,}/;
+const ASCII_SPELLED_RUN = new RegExp(`(?<![A-Za-z0-9])[A-Za-z](?:${ASCII_SEP}[A-Za-z](?![A-Za-z0-9])){2,}`);
 /**
  * What any run has, in classes V8 tests quickly (no Unicode properties): separator, one character
  * that is no blank, digit or separator, separator, another, separator. Text without it has no run;
  * text with it is then read with SPELLED_RUN (over ten times slower per character).
  */
-const SPELLED_HINT = /[ .*_\u00b7\u2022|/+~-][^\s\d.*_\u00b7\u2022|/+~-][ .*_\u00b7\u2022|/+~-][^\s\d.*_\u00b7\u2022|/+~-][ .*_\u00b7\u2022|/+~-]/u;
-const NON_ASCII = /[^\x00-\x7F]/;
+const NOT_SEP = `[^\\s\\d${SEPARATORS}]`;
+const SPELLED_HINT = new RegExp(`${SEP}${NOT_SEP}${SEP}${NOT_SEP}${SEP}`, 'u');
+
+/** The patterns this module runs on job text, for the linear-time proof (test/linear-patterns). */
+export const SPELLED_PATTERNS: readonly RegExp[] = [SPELLED_RUN, ASCII_SPELLED_RUN, SPELLED_HINT];
+
 /** One-letter English words ("a", "I"): at the edge of a run spelled with spaces they may be words of their own. */
 const ONE_LETTER_WORDS = new Set(['a', 'A', 'I']);
 
@@ -34,7 +46,7 @@ export interface JoinOptions {
  * run of more than 64 letters is left as written.
  */
 export function joinSpelledLetters(text: string, options: JoinOptions = {}): string {
-  if (NON_ASCII.test(text)) {
+  if (hasNonAscii(text)) {
     // A run at the very start or end of the text has only one separator around it: pad for the hint.
     if (!SPELLED_HINT.test(` ${text} `)) return text;
     SPELLED_RUN.lastIndex = 0;

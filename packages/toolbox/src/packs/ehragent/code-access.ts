@@ -32,6 +32,8 @@ const FILE_READERS = new Set([
   'read_html', 'read_xml', 'read_orc', 'read_sas', 'read_spss', 'read_stata', 'read_clipboard', 'loadtxt', 'genfromtxt', 'fromfile',
   'memmap', 'fromregex',
 ]);
+/** Names numpy is imported as, whose `load` reads a file too (`np.load('cost.npy')`). */
+const NUMPY_NAMES = new Set(['np', 'numpy']);
 
 /** A placeholder left in a string built from values the analyser cannot know. */
 const UNKNOWN_PART = '{}';
@@ -235,7 +237,7 @@ class CodeAnalyzer {
     const kwargs = e.kwargs.map((k) => ({ name: k.name, expr: k.value, value: k.value.kind === 'lambda' ? this.eval(k.value, lambdaTables ?? args[0]?.tables) : this.eval(k.value) }));
 
     if (DYNAMIC.has(name)) this.cannot(`calls ${calleeName(e.func)}(): code run by a computed name cannot be analysed`);
-    if (FILE_READERS.has(name) || (name === 'load' && e.func.kind === 'attr' && e.func.obj.kind === 'name' && /^(?:np|numpy)$/.test(e.func.obj.id))) {
+    if (FILE_READERS.has(name) || (name === 'load' && e.func.kind === 'attr' && e.func.obj.kind === 'name' && NUMPY_NAMES.has(e.func.obj.id))) {
       this.cannot(`calls ${calleeName(e.func)}(): a file read past the database functions cannot be analysed`);
     }
     if (name === 'loaddb') {

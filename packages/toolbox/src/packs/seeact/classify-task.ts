@@ -43,13 +43,13 @@ function maskCategory(text: string, category: TaskCategory): string {
 
 /**
  * The cue phrases of `category` found in `text`, with the category's look-alikes masked out.
- * `reread` matches the second reading instead: spelled-out words joined and leetspeak read as
- * letters before the masks (so a disguised look-alike is still masked), plurals read as singulars
- * after them (so a masked name such as "steve jobs" cannot turn into a cue).
+ * `reread` says `text` is the second reading (see secondReading, applied before the masks so a
+ * disguised look-alike is still masked): plurals are then read as singulars after the masks (so
+ * a masked name such as "steve jobs" cannot turn into a cue).
  */
 function matchCategory(text: string, category: TaskCategory, reread = false): string[] {
   const { cues } = TASK_LEXICON[category];
-  const maskedOnce = maskCategory(reread ? secondReading(text) : text, category);
+  const maskedOnce = maskCategory(text, category);
   const masked = reread ? stemPlurals(maskedOnce) : maskedOnce;
   return cues.flatMap((cue) => {
     const hit = matchCue(masked, cue);
@@ -79,15 +79,17 @@ export function resolveCategories(found: Iterable<TaskCategory>): TaskCategory[]
  */
 export function classifyTask(task: string): TaskClassification {
   // Read as written, then once more with spelled-out words joined ("b u y"), leetspeak read as
-  // letters ("r3nt a c4r") and plurals as singulars ("musics"). The second reading can only add a category, never remove one ("4runner"
-  // stays a car in the first reading even though the second has "arunner"), and it is matched
-  // only for a category the first does not show, so an ordinary task pays little for it.
+  // letters ("r3nt a c4r") and plurals as singulars ("musics"). The second reading can only add
+  // a category, never remove one ("4runner" stays a car in the first reading even though the
+  // second has "arunner"), and it is matched only for a category the first does not show, so an
+  // ordinary task pays little for it.
   const text = normalizeTaskText(task);
-  const second = stemPlurals(secondReading(text));
+  const reread = secondReading(text);
+  const differs = stemPlurals(reread) !== text;
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   for (const category of TASK_CATEGORIES) {
     let hits = matchCategory(text, category);
-    if (hits.length === 0 && second !== text) hits = matchCategory(text, category, true);
+    if (hits.length === 0 && differs) hits = matchCategory(reread, category, true);
     if (hits.length > 0) evidence[category] = hits;
   }
   // A task no phrase places is read once more by meaning: its nouns through WordNet (a

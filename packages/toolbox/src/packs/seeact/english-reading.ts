@@ -1,5 +1,5 @@
 import { francAll } from 'franc';
-import { joinSpelledLetters, normalizeText } from '@guardagent/rails';
+import { joinSpelledLetters, normalizeText, readLeetspeak } from '@guardagent/rails';
 import { NOUN_SUFFIXES, wordNetLemmas, wordSenses } from './wordnet';
 
 /**
@@ -273,9 +273,10 @@ const LANGUAGES = [
 
 /** How the task reads: see EnglishReading. Linear in the task's length (the first 2,000 characters). */
 export function readEnglish(task: string): EnglishReading {
-  // Leetspeak read as letters and spelled-out words joined first: "k4ufen a sofa" and
-  // "k a u f e n a sofa" are judged by "kaufen", not "k".
-  const text = joinSpelledLetters(normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: true, lowerCase: false }).text, { edgeWords: true });
+  // Spelled-out words joined and leetspeak read as letters first, in that order as in the task
+  // classifier: "k a u f e n a sofa" and "k4ufen a sofa" are judged by "kaufen", not "k".
+  const folded = normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: false, lowerCase: false }).text;
+  const text = readLeetspeak(joinSpelledLetters(folded, { edgeWords: true }));
   const tokens = text.match(TOKEN) ?? [];
   const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;

@@ -96,13 +96,19 @@ export function nounHypernyms(offset: number): number[] {
   return up;
 }
 
-let lexicon: { words: Set<string>; verbs: Set<string>; adjectives: Set<string> } | undefined;
+export interface WordNetLemmas {
+  words: Set<string>;
+  verbs: Set<string>;
+  adjectives: Set<string>;
+}
+
+let lexicon: WordNetLemmas | undefined;
 
 /**
  * WordNet's single-word lemmas (about 150,000), and its verbs (about 8,000) and adjectives (about
  * 20,000) alone, read once per process.
  */
-export function wordNetLemmas(): { words: Set<string>; verbs: Set<string>; adjectives: Set<string> } {
+export function wordNetLemmas(): WordNetLemmas {
   if (lexicon) return lexicon;
   const words = new Set<string>();
   const verbs = new Set<string>();
