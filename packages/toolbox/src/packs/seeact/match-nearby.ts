@@ -8,11 +8,25 @@ interface Span {
   end: number;
 }
 
+/**
+ * Each cue pattern's global copy, compiled once (compiling it per call was a tenth of
+ * classifyTask's time). matchAll clones the pattern it is given, so a shared copy's lastIndex
+ * is never moved.
+ */
+const GLOBAL_COPIES = new WeakMap<RegExp, RegExp>();
+
+function globalCopy(pattern: RegExp): RegExp {
+  let copy = GLOBAL_COPIES.get(pattern);
+  if (!copy) {
+    copy = new RegExp(pattern.source, pattern.global ? pattern.flags : `${pattern.flags}g`);
+    GLOBAL_COPIES.set(pattern, copy);
+  }
+  return copy;
+}
+
 /** Where `pattern` matches in `text`, left to right, without overlaps (one linear pass). */
 function spans(text: string, pattern: RegExp): Span[] {
-  // A fresh copy: matchAll would start a global pattern at its leftover lastIndex.
-  const global = new RegExp(pattern.source, pattern.global ? pattern.flags : `${pattern.flags}g`);
-  return [...text.matchAll(global)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  return Array.from(text.matchAll(globalCopy(pattern)), (m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
 /**
