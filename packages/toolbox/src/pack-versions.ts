@@ -13,9 +13,12 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
  *   full stops in email domains.
  *   (3: 12-digit Maestro cards and written-out emails found.)
- * - seeact 6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
+ * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip from a word
+ *   of its cues as that word ("flihgt", "purchse", "cartt") and reports such words (`slips`);
+ *   readEnglish takes no other misspelt action as understood ("serch", Portuguese "compre").
+ *   (6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
  *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs; words
- *   spelled out letter by letter ("b u y", "b.u.y") or in leetspeak ("k4ufen") are read as the words.
+ *   spelled out letter by letter ("b u y", "b.u.y") or in leetspeak ("k4ufen") are read as the words.)
  *   (5: readEnglish judges every action word (a later clause's opening word before an
  *   object) and reads words made of English parts (prefixes, hyphens, particles, compounds) as
  *   English; "check out" with no object is the checkout step (purchase).)
@@ -26,6 +29,6 @@ import type { ToolboxPack } from '@guardagent/schemas';
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '4',
-  seeact: '6',
+  seeact: '7',
   rails: '4',
 };

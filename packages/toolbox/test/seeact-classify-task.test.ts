@@ -119,7 +119,28 @@ describe('classifyTask: meaning over surface words', () => {
     expect(cats('Rent a c a r in Denver')).toEqual(['car']);
   });
 
+  it('reads a keyboard slip of a cue word as the word, and reports it (seeact pack 7)', () => {
+    // Each was in no category before, so allowed whatever the user's facts.
+    expect(classifyTask('Book a flihgt to Boston')).toMatchObject({ categories: ['flight'], slips: ['flihgt'] });
+    expect(cats('Find a cheap hotl in Paris')).toEqual(['hotel']);
+    expect(cats('Rent a carr in Denver')).toEqual(['car']);
+    expect(cats('Search for a moviw by Nolan')).toEqual(['media']);
+    expect(cats('Purchse two packs of AA batteries')).toEqual(['purchase']);
+    expect(cats('Add the sofa to my cartt')).toEqual(['purchase']);
+    expect(cats('Find a usde Toyta')).toEqual(['car']);
+  });
+
+  it('leaves English words alone however close to a cue word, and reports no slip for them', () => {
+    expect(classifyTask('Find the care instructions for a wool coat')).toMatchObject({ categories: [], slips: [] });
+    expect(classifyTask('Compare cat food prices and pay by card')).toMatchObject({ categories: [], slips: [] });
+    // A foreign word can be a slip too ("volo", Italian "flight", is "volvo" less a letter): the
+    // category is reported with the slip, so the caller can ask whether the task reads as English.
+    expect(classifyTask('Prenota un volo per Roma')).toMatchObject({ categories: ['car'], slips: ['volo'] });
+    // A task its words as written place needs no guess: its slips are not reported.
+    expect(classifyTask('Add the cheaest recliner chair to my cart')).toMatchObject({ categories: ['purchase'], slips: [] });
+  });
+
   it('returns no category for empty text', () => {
-    expect(classifyTask('')).toEqual({ categories: [], evidence: {} });
+    expect(classifyTask('')).toEqual({ categories: [], evidence: {}, slips: [] });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readEnglish, UNKNOWN_SHARE_LIMIT } from '../src/packs/seeact';
 
 describe('readEnglish', () => {
-  it('reads ordinary English tasks as English, names and typos included', () => {
+  it('reads ordinary English tasks as English, names and misspelt objects included', () => {
     for (const task of [
       'Browse men\'s winter coats in size large that is on clearance.',
       'Find lowest price SUV for a partner AARP SUV deal discount for pickup Roanoke Regional Airport',
@@ -10,7 +10,7 @@ describe('readEnglish', () => {
       'Show Nike Air Max 90',
       'Go to cart',
       'Browse Zara',
-      'Creat a searchable list and add a cheaest recliner',
+      'Create a searchable list and add a cheaest recliner',
       'SHOW ME THE SHOPPING CART',
     ]) {
       const reading = readEnglish(task);
@@ -32,7 +32,7 @@ describe('readEnglish', () => {
     // Every word known: English without franc, which is said, not guessed.
     expect(readEnglish('Go to cart')).toMatchObject({ english: true, unknownShare: 0, language: 'not-read' });
     // Mostly unknown words, yet franc reads English: English, and the language is franc's.
-    const typos = readEnglish('Findd cheapst flihgts to Bostn tomorow');
+    const typos = readEnglish('Find cheapst sofsa in Bostn tomorow');
     expect(typos.unknownShare).toBeGreaterThan(UNKNOWN_SHARE_LIMIT);
     expect(typos).toMatchObject({ english: true, language: 'eng' });
   });
@@ -81,36 +81,24 @@ describe('readEnglish', () => {
     }
   });
 
-  it('takes a one-letter typo of an English verb as that verb, and lead-ins alone as no action', () => {
-    for (const task of ['Serch for cheap flights to Boston', 'Brwose the used inventory', 'Creat a searchable list named New Home', 'Please go to the cart']) {
-      expect(readEnglish(task), task).toMatchObject({ english: true, actionKnown: true });
-    }
-    // Each kind of slip: a dropped letter, neighbours swapped, a next key, a doubled or next-key extra letter.
-    for (const task of ['Searh for cheap hotels in Rome', 'Fidn a recliner under $300', 'Fimd a recliner under $300', 'Findd a recliner under $300', 'Searcgh for cheap hotels in Rome']) {
-      expect(readEnglish(task), task).toMatchObject({ english: true, actionKnown: true });
-    }
-    expect(readEnglish('please')).toMatchObject({ action: null, actionKnown: true });
-    // Short words are not read as typos ("fnd" is one letter from "find", "fad", "fend", "fund").
-    expect(readEnglish('Fnd a hotel').actionKnown).toBe(false);
-  });
-
-  it('reads as typos only the slips a keyboard makes: foreign verbs one letter from an English one stay foreign', () => {
-    // Before, a free edit read each as a verb: kopen/koop (Dutch "buy") as open/loop, boek (Dutch
-    // "book") as book, reserva/reservez as reserve, cari (Indonesian "search") as care.
+  it('does not take a misspelt action as understood: a slip cannot be told from a foreign verb', () => {
+    // Seeact pack 6 read a keyboard slip of a verb as the verb. Portuguese "compre" (buy) is one
+    // key from "compare" and Italian "ordinare" (order) one letter from "ordinate": read so, a
+    // purchase in no category was allowed. Now every slip is unknown; the classifier reads slips
+    // of its own words ("purchse"), so a task placed that way is still judged by its rule.
     for (const [task, action] of [
+      ['Compre a grey sofa from IKEA', 'compre'],
+      ['Ordinare a grey sofa from IKEA', 'ordinare'],
+      ['Serch for cheap flights to Boston', 'serch'],
+      ['Brwose the used inventory', 'brwose'],
+      ['Findd a recliner under $300', 'findd'],
       ['Kopen a grey sofa from IKEA', 'kopen'],
-      ['Koop new running shoes', 'koop'],
       ['Boek a room in Amsterdam', 'boek'],
-      ['Reserva a table for two', 'reserva'],
-      ['Reservez the cheapest seats', 'reservez'],
-      ['Comprare a used bike', 'comprare'],
     ] as const) {
       expect(readEnglish(task), task).toMatchObject({ english: false, action, actionKnown: false });
     }
-    // The first letter is never the slip, even a next key: "tind" is not read as "find".
-    expect(readEnglish('Tind a hotel in Rome').actionKnown).toBe(false);
-    // A far key is no slip: x is not next to r, so "seaxch" is not "search".
-    expect(readEnglish('Seaxch the catalogue').actionKnown).toBe(false);
+    expect(readEnglish('Please go to the cart')).toMatchObject({ english: true, actionKnown: true });
+    expect(readEnglish('please')).toMatchObject({ action: null, actionKnown: true });
   });
 
   it('judges a word in leetspeak as the word, and leaves digits in ordinary tasks alone', () => {
@@ -157,7 +145,7 @@ describe('readEnglish', () => {
     expect(clauses).toMatchObject({ english: false, actionKnown: false });
     expect(clauses.actions.length).toBe(10);
     expect(readEnglish(`Find ${'pre-'.repeat(500_000)}order`).english).toBe(false);
-    // A long action word is judged as written, not searched for typos.
+    // A long action word is judged as written: its prefixes and compounds are not searched.
     expect(readEnglish(`${'q'.repeat(500)} the shoes`).actionKnown).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 import { normalizeText, readLeetspeak, spelledReadings } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
-import { FUNCTION_WORDS } from './english-reading';
+import { cueSlips } from './cue-words';
+import { FUNCTION_WORDS, isEnglishWord } from './english-reading';
+import { readSlips, type SlipReading } from './keyboard-slips';
 import { readTaskSenses } from './task-senses';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
@@ -10,6 +12,14 @@ export interface TaskClassification {
   categories: TaskCategory[];
   /** The phrases that put the task in each category (for explanations and debugging). */
   evidence: Partial<Record<TaskCategory, string[]>>;
+  /**
+   * Words read as keyboard slips of the cues' words ("flihgt" as "flight"), as typed, when the
+   * second reading (the one with slips read) placed the task in a category; otherwise empty. A
+   * slip is a guess: a foreign word can be one ("volo", Italian for flight, is one letter from
+   * "volvo"), so a caller should then trust the categories only if the task reads as English
+   * (readEnglish).
+   */
+  slips: string[];
 }
 
 /**
@@ -43,14 +53,15 @@ function maskCategory(text: string, category: TaskCategory): string {
 
 /**
  * The cue phrases of `category` found in `text`, with the category's look-alikes masked out.
- * `reread` says `text` is the second reading (see secondReading, applied before the masks so a
+ * `reread` (with `text` through stemPlurals) says `text` is the second reading (see secondReading, applied before the masks so a
  * disguised look-alike is still masked): plurals are then read as singulars after the masks (so
  * a masked name such as "steve jobs" cannot turn into a cue).
  */
-function matchCategory(text: string, category: TaskCategory, reread = false): string[] {
+function matchCategory(text: string, category: TaskCategory, reread?: { stemmed: string }): string[] {
   const { cues } = TASK_LEXICON[category];
   const maskedOnce = maskCategory(text, category);
-  const masked = reread ? stemPlurals(maskedOnce) : maskedOnce;
+  // Most masks change nothing; then the stemmed text is the one classifyTask already made.
+  const masked = !reread ? maskedOnce : maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce);
   return cues.flatMap((cue) => {
     const hit = matchCue(masked, cue);
     return hit === null ? [] : [hit.trim()];
@@ -59,10 +70,12 @@ function matchCategory(text: string, category: TaskCategory, reread = false): st
 
 /**
  * The second reading before masks: spelled-out words joined ("B u y a sofa", "b.u.y"; both ways
- * of reading a lone "a" at a run's edge, one per line), then "r3nt" read as "rent".
+ * of reading a lone "a" at a run's edge, one per line), then "r3nt" read as "rent", then a word
+ * that is no English word but one keyboard slip from a word of the cues read as that word
+ * ("flihgt" as "flight", "purchse" as "purchase"; see keyboard-slips).
  */
-function secondReading(text: string): string {
-  return readLeetspeak(spelledReadings(text));
+function secondReading(text: string): SlipReading {
+  return readSlips(readLeetspeak(spelledReadings(text)), cueSlips(), isEnglishWord);
 }
 
 /** Drop "purchase" when a category with its own buying rule (car, hotel, flight) is present. */
@@ -84,12 +97,17 @@ export function classifyTask(task: string): TaskClassification {
   // second has "arunner"), and it is matched only for a category the first does not show, so an
   // ordinary task pays little for it.
   const text = normalizeTaskText(task);
-  const reread = secondReading(text);
-  const differs = stemPlurals(reread) !== text;
+  const { text: reread, slips } = secondReading(text);
+  const stemmed = stemPlurals(reread);
+  const differs = stemmed !== text;
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
+  let placedByRereading = false;
   for (const category of TASK_CATEGORIES) {
     let hits = matchCategory(text, category);
-    if (hits.length === 0 && differs) hits = matchCategory(reread, category, true);
+    if (hits.length === 0 && differs) {
+      hits = matchCategory(reread, category, { stemmed });
+      placedByRereading ||= hits.length > 0;
+    }
     if (hits.length > 0) evidence[category] = hits;
   }
   // A task no phrase places is read once more by meaning: its nouns through WordNet (a
@@ -105,5 +123,7 @@ export function classifyTask(task: string): TaskClassification {
   }
   const categories = resolveCategories(Object.keys(evidence) as TaskCategory[]);
   for (const c of Object.keys(evidence) as TaskCategory[]) if (!categories.includes(c)) delete evidence[c];
-  return { categories, evidence };
+  // Slips are reported only when the second reading placed the task: a category the words as
+  // written show needs no guess ("add a cheaest recliner to that list" is a purchase anyway).
+  return { categories, evidence, slips: placedByRereading ? slips : [] };
 }

@@ -1,5 +1,6 @@
 import { francAll } from 'franc';
 import { joinSpelledLetters, normalizeText, readLeetspeak } from '@guardagent/rails';
+import { cueSlips } from './cue-words';
 import { NOUN_SUFFIXES, wordNetLemmas, wordSenses } from './wordnet';
 
 /**
@@ -43,10 +44,13 @@ export interface EnglishReading {
    */
   actions: string[];
   /**
-   * Whether every action word is an English word, or one letter away from an English verb (a
-   * typo: "creat", "serch"). A task with an action in another language ("Kaufen new shoes",
-   * "reservar un vuelo to Paris", "find a sofa and kaufen it") is not English, whatever share
-   * of its other words is.
+   * Whether every action word is an English word, or a keyboard slip of a word of the task
+   * classifier's cues ("purchse", "ordr"), which the classifier reads as that word. A task with
+   * an action in another language ("Kaufen new shoes", "reservar un vuelo to Paris", "find a
+   * sofa and kaufen it") is not English, whatever share of its other words is. Nor is one with
+   * any other misspelt action ("serch"): such a slip cannot be told from a foreign verb that
+   * looks like one (Portuguese "compre" is one key from "compare"), so it is not taken as
+   * understood.
    */
   actionKnown: boolean;
 }
@@ -111,71 +115,6 @@ function englishWords(): Lexicon {
 const LEAD_IN_WORDS = new Set(
   'please kindly now then just also and go i id im want wanna would like love to can could will you help me let lets us we need should must try'.split(' '),
 );
-/** Words shorter than this are not read as typos: too many short English words are one letter apart. */
-const MIN_TYPO_CHARS = 4;
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-const KEYBOARD_ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
-
-/**
- * The letters next to each letter on a QWERTY keyboard (same row, and the row above and below
- * as keys are staggered: "s" touches "w", "e", "a", "d", "z" and "x").
- */
-const KEY_NEIGHBOURS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
-  const neighbours = new Map<string, Set<string>>();
-  const link = (a: string | undefined, b: string | undefined) => {
-    if (!a || !b) return;
-    neighbours.get(a)!.add(b);
-    neighbours.get(b)!.add(a);
-  };
-  for (const row of KEYBOARD_ROWS) for (const key of row) neighbours.set(key, new Set());
-  KEYBOARD_ROWS.forEach((row, r) => {
-    for (let i = 0; i < row.length; i++) {
-      link(row[i], row[i + 1]);
-      // Each lower row is shifted right by about half a key: key i touches keys i and i+1 above.
-      const above = KEYBOARD_ROWS[r - 1];
-      if (above) {
-        link(row[i], above[i]);
-        link(row[i], above[i + 1]);
-      }
-    }
-  });
-  return neighbours;
-})();
-const nextKeys = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && (KEY_NEIGHBOURS.get(a)?.has(b) ?? false);
-
-/**
- * Whether `word` is a slip of the fingers away from an English verb, as typing errors are
- * usually made (Damerau's four single-edit kinds, kept to what a keyboard produces): the first
- * letter is right (misspellings rarely get it wrong, and a free first letter turns Dutch "kopen"
- * into "open"), and the one edit is a dropped letter ("serch"), two neighbours swapped
- * ("brwose"), a key next to the right one ("fimd"), or an extra letter that doubles or sits
- * next to a neighbour on the keyboard ("findd", "searcj"). A letter far from the right one is no
- * slip: "reserva" and "boek" are not typed for "reserve" and "book".
- */
-function isVerbTypo(word: string, verbs: Set<string>): boolean {
-  if (word.length < MIN_TYPO_CHARS || word.length > MAX_ACTION_CHARS) return false;
-  for (let i = 1; i <= word.length; i++) {
-    const head = word.slice(0, i);
-    const extra = word[i];
-    // An extra letter at i: doubled, or next on the keyboard to the letter before or after it.
-    if (
-      extra !== undefined &&
-      (extra === word[i - 1] || extra === word[i + 1] || nextKeys(extra, word[i - 1]) || nextKeys(extra, word[i + 1])) &&
-      verbs.has(head + word.slice(i + 1))
-    ) {
-      return true;
-    }
-    if (i < word.length - 1 && verbs.has(head + word[i + 1] + word[i] + word.slice(i + 2))) return true;
-    for (const letter of LETTERS) {
-      if (verbs.has(head + letter + word.slice(i))) return true;
-      if (extra !== undefined && nextKeys(letter, extra) && verbs.has(head + letter + word.slice(i + 1))) return true;
-    }
-  }
-  return false;
-}
-/** Longest action word tried as a typo (a longer one is judged as written). */
-const MAX_ACTION_CHARS = 24;
-
 /**
  * Prefixes that make English words of English words ("unsubscribe", "retweet", "pre-order",
  * "autofill"); the rest must be an English word of at least 3 letters.
@@ -200,7 +139,11 @@ const MAX_COMPOUND_CHARS = 24;
  * prefix, and a compound's parts are 4 letters or more and in common use (tagged in SemCor), so
  * that a foreign word rarely splits into English ones ("guar|dare" does not count).
  */
-function isEnglishWord(word: string, lexicon: Lexicon): boolean {
+export function isEnglishWord(word: string): boolean {
+  return ASCII_WORD.test(word) && isEnglishForm(word, englishWords());
+}
+
+function isEnglishForm(word: string, lexicon: Lexicon): boolean {
   const { words } = lexicon;
   if (isInflectedWord(word, lexicon)) return true;
   if (word.includes('-')) {
@@ -282,10 +225,10 @@ export function readEnglish(task: string): EnglishReading {
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
   const judged = words.filter((w, i) => i === 0 || titleCase || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
   const english = englishWords();
-  const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishWord(w, english));
+  const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishForm(w, english));
   const actions = actionWords(tokens);
   const action = actions[0] ?? null;
-  const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishWord(a, english) || isVerbTypo(a, english.verbs)));
+  const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishForm(a, english) || cueSlips().has(a)));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
   // Only both signals together say "not English", so franc (a third of this function's cost on
   // an English task) is asked only when the words alone do not settle it. It reads the task as
