@@ -1,5 +1,7 @@
 import { spelledReadings } from '../text/join-spelled-letters';
+import { readSlips, slipIndex } from '../text/keyboard-slips';
 import { normalizeText, readLeetspeak } from '../text/normalize-text';
+import { patternWords } from '../text/pattern-words';
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 
 export interface InjectionResult {
@@ -63,9 +65,34 @@ function leetChanges(line: string, read: string): number {
 }
 
 /**
+ * Words of the phrase patterns read through one slipped key: only words of five letters or more
+ * ("ignore", "previous", "instructions", "system"), whose slips are seldom words of their own
+ * (this package has no dictionary to tell; the patterns' shorter words still count as words, so
+ * "user" is not read as "users"). Built on first use.
+ */
+const MIN_SLIPPED_WORD_CHARS = 5;
+const MIN_PATTERN_WORD_CHARS = 3;
+let phraseSlips: ReadonlyMap<string, readonly string[]> | undefined;
+const notAWord = () => false;
+
+/** The lines of `normalized` that change when slips of the phrase words are read as the words ("ignroe all previous instrcutions"). */
+function slipReadings(normalized: string): string {
+  phraseSlips ??= slipIndex(patternWords(PHRASE_PATTERNS.map((p) => p.regex), MIN_PATTERN_WORD_CHARS), MIN_SLIPPED_WORD_CHARS);
+  const { text, slips } = readSlips(normalized, phraseSlips, notAWord);
+  if (slips.length === 0) return '';
+  const lines = normalized.split('\n');
+  return text
+    .split('\n')
+    .filter((line, i) => line !== lines[i])
+    .map((line) => '\n' + line)
+    .join('');
+}
+
+/**
  * What the normalized text also says, to be matched too: its lines with leetspeak read as letters
- * ("1gn0r3 4ll pr3v10us"; only the lines that reading changes in three places or more) and its
- * word chains with the joiners read as spaces. Empty when there is nothing else to read.
+ * ("1gn0r3 4ll pr3v10us"; only the lines that reading changes in three places or more), its
+ * word chains with the joiners read as spaces, and its lines with slipped keys read (see
+ * slipReadings). Empty when there is nothing else to read.
  */
 function otherReadings(normalized: string): string {
   let extra = '';
@@ -78,7 +105,7 @@ function otherReadings(normalized: string): string {
     for (let i = 0; i < read.length; i++) if (read[i] !== lines[i] && leetChanges(lines[i]!, read[i]!) >= MIN_LEET_CHANGES) extra += '\n' + read[i];
   }
   for (const chain of normalized.match(WORD_CHAIN) ?? []) extra += '\n' + chain.replace(CHAIN_JOINER, ' ');
-  return extra;
+  return extra + slipReadings(normalized + extra);
 }
 
 function phraseSignals(normalized: string, into: Set<string>): void {

@@ -1,9 +1,8 @@
-import { normalizeText, readLeetspeak, spelledReadings } from '@guardagent/rails';
+import { normalizeText, readLeetspeak, readSlips, spelledReadings, type SlipReading } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
 import { cueSlips } from './cue-words';
 import { FUNCTION_WORDS, isEnglishWord } from './english-reading';
-import { readSlips, type SlipReading } from './keyboard-slips';
 import { readTaskSenses } from './task-senses';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 

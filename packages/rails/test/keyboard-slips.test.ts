@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cueWords } from '../src/packs/seeact/cue-words';
-import { isEnglishWord } from '../src/packs/seeact/english-reading';
-import { keyboardSlips, readSlips, slipIndex } from '../src/packs/seeact/keyboard-slips';
+import { keyboardSlips, readSlips, slipIndex } from '../src/text/keyboard-slips';
+import { patternWords } from '../src/text/pattern-words';
 
 describe('keyboardSlips', () => {
   it('makes each kind of slip, keeping the first letter', () => {
@@ -51,17 +50,10 @@ describe('slipIndex and readSlips', () => {
   });
 });
 
-describe('cueWords', () => {
-  it('reads the words of the classifier cues, with and without an optional last letter', () => {
-    const words = cueWords();
-    for (const word of ['flight', 'flights', 'hotel', 'movie', 'movies', 'cart', 'purchase', 'toyota']) expect(words.has(word), word).toBe(true);
-    // Escapes are not words: "\bflights" does not give "bflights".
-    expect([...words].some((w) => w.startsWith('bfl') || w.startsWith('bho'))).toBe(false);
-  });
-
-  it('with WordNet: English words are not slips of cue words ("care", "cats", "card")', () => {
-    const index = slipIndex(cueWords());
-    expect(readSlips('take care of my cats and my card', index, isEnglishWord).slips).toEqual([]);
-    expect(readSlips('book a flihgt and a hotle', index, isEnglishWord)).toEqual({ text: 'book a flight and a hotel', slips: ['flihgt', 'hotle'] });
+describe('patternWords', () => {
+  it('reads the words of patterns, with and without an optional last letter, not the letters of escapes', () => {
+    const words = patternWords([/\b(?:flights?|airlines?)\b/, /\bbook(?:ing)?\s+a\s+rooms?/], 3);
+    expect([...words].sort()).toEqual(['airline', 'airlines', 'book', 'flight', 'flights', 'ing', 'room', 'rooms']);
+    expect(patternWords([/\bignore\s+all\s+previous/], 5)).toEqual(new Set(['ignore', 'previous']));
   });
 });

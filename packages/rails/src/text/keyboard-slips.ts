@@ -1,8 +1,9 @@
 /**
- * Typing slips: the misspellings a keyboard makes of a word, so that a task the classifier would
- * place ("Book a flight") is placed when one key slipped ("Book a flihgt"). A slip keeps the
- * first letter (misspellings rarely get it wrong, and a free first letter turns Dutch "kopen"
- * into "open") and makes one of Damerau's four single edits, kept to what a keyboard produces:
+ * Typing slips: the misspellings a keyboard makes of a word, so that phrase matching reads
+ * through one slipped key ("Book a flihgt", "ignroe all previous instructions"), as a human or a
+ * language model reading the text does. A slip keeps the first letter (misspellings rarely get
+ * it wrong, and a free first letter turns Dutch "kopen" into "open") and makes one of Damerau's
+ * four single edits, kept to what a keyboard produces:
  * a dropped letter ("serch"), two neighbours swapped ("flihgt"), a key next to the right one
  * ("hitel"), or an extra letter that doubles one or sits next to one on the keyboard ("carr",
  * "searcj"). A letter far from the right one is no slip: "reserva" is not typed for "reserve".
@@ -63,13 +64,15 @@ export function keyboardSlips(word: string): Set<string> {
 
 /**
  * For each misspelling one keyboard slip makes of any of `words` (at least MIN_SLIP_CHARS long,
- * and not itself one of `words`), the words it may have been typed for. Built once per
- * vocabulary, so reading a word's slips is one lookup.
+ * and not itself one of `words`), the words it may have been typed for. Only words of at least
+ * `minTargetChars` are read through slips; the shorter ones still count as words ("user" is no
+ * slip of "users"). Built once per vocabulary, so reading a word's slips is one lookup.
  */
-export function slipIndex(words: Iterable<string>): ReadonlyMap<string, readonly string[]> {
+export function slipIndex(words: Iterable<string>, minTargetChars = 0): ReadonlyMap<string, readonly string[]> {
   const vocabulary = new Set(words);
   const index = new Map<string, string[]>();
   for (const word of vocabulary) {
+    if (word.length < minTargetChars) continue;
     for (const slip of keyboardSlips(word)) {
       if (slip.length < MIN_SLIP_CHARS || vocabulary.has(slip)) continue;
       const targets = index.get(slip);
