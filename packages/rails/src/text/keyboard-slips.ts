@@ -83,7 +83,8 @@ export function slipIndex(words: Iterable<string>, minTargetChars = 0): Readonly
   return index;
 }
 
-const WORD = /[a-z]+/g;
+/** A word long enough to be read as a slip. */
+const WORD = new RegExp(`[a-z]{${MIN_SLIP_CHARS},}`, 'g');
 
 export interface SlipReading {
   /** The text with each slip replaced by the words it may have been typed for. */
@@ -99,9 +100,13 @@ const MAX_LISTED_SLIPS = 10;
  * have been typed for, separated by spaces (usually one).
  */
 export function readSlips(text: string, index: ReadonlyMap<string, readonly string[]>, isWord: (word: string) => boolean): SlipReading {
+  // Most texts have no slip: find that out without building a new string.
+  let any = false;
+  for (const [word] of text.matchAll(WORD)) if ((any = index.has(word) && !isWord(word))) break;
+  if (!any) return { text, slips: [] };
   const slips: string[] = [];
   const read = text.replace(WORD, (word) => {
-    const targets = word.length >= MIN_SLIP_CHARS ? index.get(word) : undefined;
+    const targets = index.get(word);
     if (!targets || isWord(word)) return word;
     if (slips.length < MAX_LISTED_SLIPS) slips.push(word);
     return targets.join(' ');
