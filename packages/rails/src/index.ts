@@ -30,5 +30,5 @@ export { benchmarkRailsEval, BENCHMARK_RAILS_CONFIG } from './benchmark';
 export { RAILS_DEADLINE_MS } from './check-text';
 export { normalizeText, readLeetspeak, sourceSpan, type NormalizedText, type NormalizeOptions } from './text/normalize-text';
 export { joinSpelledLetters, spelledReadings, type JoinOptions } from './text/join-spelled-letters';
-export { keyboardSlips, slipIndex, readSlips, MIN_SLIP_CHARS, type SlipReading } from './text/keyboard-slips';
+export { keyboardSlips, slipIndex, readSlips, MIN_SLIP_CHARS, type SlipReading, type SlipOptions } from './text/keyboard-slips';
 export { patternWords } from './text/pattern-words';

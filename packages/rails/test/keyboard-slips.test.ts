@@ -15,6 +15,15 @@ describe('keyboardSlips', () => {
     expect(slips.has('flighx')).toBe(false); // x is far from t
     expect(slips.has('flight')).toBe(false);
   });
+
+  it('leaves the last letter alone when asked (a last-letter edit is often another form of the word)', () => {
+    const slips = keyboardSlips('known', { lastLetter: false });
+    expect(slips.has('know')).toBe(false); // dropped
+    expect(slips.has('knowm')).toBe(false); // next key
+    expect(slips.has('knowns')).toBe(false); // added
+    expect(slips.has('konwn')).toBe(true); // inside the word
+    expect(slips.has('knonw')).toBe(true); // the last two swapped
+  });
 });
 
 describe('slipIndex and readSlips', () => {
@@ -36,6 +45,9 @@ describe('slipIndex and readSlips', () => {
   it('does not read short words (3 letters) as slips: too many are one letter apart', () => {
     expect(slipIndex(['job']).has('jbo')).toBe(false);
     expect(slipIndex(['jobs']).get('jbos')).toEqual(['jobs']);
+    // With minTargetChars, a shorter word is not read through slips but still counts as a word.
+    expect(slipIndex(['user', 'users'], { minTargetChars: 5 }).has('user')).toBe(false);
+    expect(slipIndex(['user', 'users'], { minTargetChars: 5 }).has('ussers')).toBe(true);
   });
 
   it('reads a hostile 2 MB text word by word, each word one lookup', () => {

@@ -65,10 +65,11 @@ function leetChanges(line: string, read: string): number {
 }
 
 /**
- * Words of the phrase patterns read through one slipped key: only words of five letters or more
- * ("ignore", "previous", "instructions", "system"), whose slips are seldom words of their own
- * (this package has no dictionary to tell; the patterns' shorter words still count as words, so
- * "user" is not read as "users"). Built on first use.
+ * Words of the phrase patterns read through one slipped key. This package has no dictionary to
+ * tell a slip from a word of its own, so only slips that seldom are words: of words of five
+ * letters or more ("ignore", "previous", "instructions", "system"), not at the last letter
+ * ("know" is not "known"), and the patterns' shorter words still count as words ("user" is not
+ * "users"). Built on first use.
  */
 const MIN_SLIPPED_WORD_CHARS = 5;
 const MIN_PATTERN_WORD_CHARS = 3;
@@ -77,7 +78,10 @@ const notAWord = () => false;
 
 /** The lines of `normalized` that change when slips of the phrase words are read as the words ("ignroe all previous instrcutions"). */
 function slipReadings(normalized: string): string {
-  phraseSlips ??= slipIndex(patternWords(PHRASE_PATTERNS.map((p) => p.regex), MIN_PATTERN_WORD_CHARS), MIN_SLIPPED_WORD_CHARS);
+  phraseSlips ??= slipIndex(patternWords(PHRASE_PATTERNS.map((p) => p.regex), MIN_PATTERN_WORD_CHARS), {
+    minTargetChars: MIN_SLIPPED_WORD_CHARS,
+    lastLetter: false,
+  });
   const { text, slips } = readSlips(normalized, phraseSlips, notAWord);
   if (slips.length === 0) return '';
   const lines = normalized.split('\n');

@@ -40,19 +40,32 @@ const KEY_NEIGHBOURS: ReadonlyMap<string, readonly string[]> = (() => {
 })();
 const neighboursOf = (letter: string | undefined): readonly string[] => (letter === undefined ? [] : (KEY_NEIGHBOURS.get(letter) ?? []));
 
+export interface SlipOptions {
+  /**
+   * Whether a slip may drop, replace or add the last letter (default true). A last-letter edit
+   * often makes another form of the word ("file" and "files", "know" and "known"), which only a
+   * dictionary tells from a slip; swapping the last two letters ("promtp") is read either way.
+   */
+  lastLetter?: boolean;
+  /** Only words of at least this many letters are read through slips (default: all). */
+  minTargetChars?: number;
+}
+
 /** Every misspelling of `word` (lower-case a–z) that one keyboard slip makes, first letter kept. */
-export function keyboardSlips(word: string): Set<string> {
+export function keyboardSlips(word: string, { lastLetter = true }: SlipOptions = {}): Set<string> {
   const slips = new Set<string>();
+  const last = lastLetter ? word.length : word.length - 1;
   for (let i = 1; i <= word.length; i++) {
     const head = word.slice(0, i);
     const tail = word.slice(i);
     // Dropped: the letter at i.
-    if (i < word.length) slips.add(head + word.slice(i + 1));
+    if (i < last) slips.add(head + word.slice(i + 1));
     // Swapped: the letters at i and i + 1.
     if (i < word.length - 1) slips.add(head + word[i + 1] + word[i] + word.slice(i + 2));
     // Next key: the letter at i typed as a neighbour.
-    if (i < word.length) for (const key of neighboursOf(word[i])) slips.add(head + key + word.slice(i + 1));
+    if (i < last) for (const key of neighboursOf(word[i])) slips.add(head + key + word.slice(i + 1));
     // Extra letter before i: a double of the letter before or after it, or one of their neighbours.
+    if (i > last) continue;
     const before = word[i - 1];
     const after = word[i];
     const extras = new Set([before!, ...(after === undefined ? [] : [after]), ...neighboursOf(before), ...neighboursOf(after)]);
@@ -64,16 +77,16 @@ export function keyboardSlips(word: string): Set<string> {
 
 /**
  * For each misspelling one keyboard slip makes of any of `words` (at least MIN_SLIP_CHARS long,
- * and not itself one of `words`), the words it may have been typed for. Only words of at least
- * `minTargetChars` are read through slips; the shorter ones still count as words ("user" is no
- * slip of "users"). Built once per vocabulary, so reading a word's slips is one lookup.
+ * and not itself one of `words`), the words it may have been typed for. With `minTargetChars`,
+ * the shorter words are not read through slips but still count as words ("user" is no slip of
+ * "users"). Built once per vocabulary, so reading a word's slips is one lookup.
  */
-export function slipIndex(words: Iterable<string>, minTargetChars = 0): ReadonlyMap<string, readonly string[]> {
+export function slipIndex(words: Iterable<string>, options: SlipOptions = {}): ReadonlyMap<string, readonly string[]> {
   const vocabulary = new Set(words);
   const index = new Map<string, string[]>();
   for (const word of vocabulary) {
-    if (word.length < minTargetChars) continue;
-    for (const slip of keyboardSlips(word)) {
+    if (word.length < (options.minTargetChars ?? 0)) continue;
+    for (const slip of keyboardSlips(word, options)) {
       if (slip.length < MIN_SLIP_CHARS || vocabulary.has(slip)) continue;
       const targets = index.get(slip);
       if (!targets) index.set(slip, [word]);
