@@ -16,8 +16,10 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   full stops in email domains.)
  *   (3: 12-digit Maestro cards and written-out emails found.)
  * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip from a word
- *   of its cues as that word ("flihgt", "purchse", "cartt") and reports such words (`slips`);
- *   readEnglish takes no other misspelt action as understood ("serch", Portuguese "compre").
+ *   of its cues as that word ("flihgt", "purchse", "cartt"), and cue words broken in two or run
+ *   into the next ("fli ght", "ho-tel", "rentalcar"); it reports such guesses (`guessed`), and a
+ *   guessed car, hotel or flight does not lift the shopping rule; readEnglish takes no other
+ *   misspelt action as understood ("serch", Portuguese "compre").
  *   (6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first
  *   letter, and undoes comparative, -ly and -able endings only on adjectives or verbs; words
  *   spelled out letter by letter ("b u y", "b.u.y") or in leetspeak ("k4ufen") are read as the words.)

@@ -131,12 +131,12 @@ describe('SeeAct helpers on hostile text', () => {
     expect(classifyTask('Check in on May 1 and check out on May 3 in Austin')).toEqual({
       categories: ['hotel'],
       evidence: { hotel: ['check in on may 1 and check out'] },
-      slips: [],
+      guessed: [],
     });
     expect(classifyTask('Apply to the open barista positions near me')).toEqual({
       categories: ['job'],
       evidence: { job: ['apply to the open barista positions'] },
-      slips: [],
+      guessed: [],
     });
     expect(classifyTask('See the roles I can apply for').evidence).toEqual({ job: ['roles i can apply'] });
     expect(classifyTask('Add the red scarf to my wish list and save it to my registry').evidence).toEqual({

@@ -1,9 +1,10 @@
-import { normalizeText, readLeetspeak, readSlips, spelledReadings, type SlipReading } from '@guardagent/rails';
+import { normalizeText, readLeetspeak, readSlips, spelledReadings } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
-import { cueSlips } from './cue-words';
-import { FUNCTION_WORDS, isEnglishWord } from './english-reading';
+import { cueSlips, cueWords } from './cue-words';
+import { FUNCTION_WORDS, isEnglishWord, isLemmaForm } from './english-reading';
 import { readTaskSenses } from './task-senses';
+import { readWordBreaks } from './word-breaks';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {
@@ -12,13 +13,13 @@ export interface TaskClassification {
   /** The phrases that put the task in each category (for explanations and debugging). */
   evidence: Partial<Record<TaskCategory, string[]>>;
   /**
-   * Words read as keyboard slips of the cues' words ("flihgt" as "flight"), as typed, when the
-   * second reading (the one with slips read) placed the task in a category; otherwise empty. A
-   * slip is a guess: a foreign word can be one ("volo", Italian for flight, is one letter from
-   * "volvo"), so a caller should then trust the categories only if the task reads as English
-   * (readEnglish).
+   * Words the second reading guessed at, as written, when that reading placed the task in a
+   * category (otherwise empty): keyboard slips of the cues' words ("flihgt" as "flight") and
+   * cue words broken in two or run into the next ("fli ght", "rentalcar"). A guess can be wrong
+   * on a foreign word ("volo", Italian for flight, is one letter from "volvo"), so a caller
+   * should then trust the categories only if the task reads as English (readEnglish).
    */
-  slips: string[];
+  guessed: string[];
 }
 
 /**
@@ -69,18 +70,25 @@ function matchCategory(text: string, category: TaskCategory, reread?: { stemmed:
 
 /**
  * The second reading before masks: spelled-out words joined ("B u y a sofa", "b.u.y"; both ways
- * of reading a lone "a" at a run's edge, one per line), then "r3nt" read as "rent", then a word
- * that is no English word but one keyboard slip from a word of the cues read as that word
- * ("flihgt" as "flight", "purchse" as "purchase"; see keyboard-slips).
+ * of reading a lone "a" at a run's edge, one per line), then "r3nt" read as "rent", then cue
+ * words broken in two or run together read whole and alone ("fli ght", "rentalcar"; see
+ * word-breaks), then a word that is no English word but one keyboard slip from a word of the cues
+ * read as that word ("flihgt" as "flight", "purchse" as "purchase"; see keyboard-slips).
  */
-function secondReading(text: string): SlipReading {
-  return readSlips(readLeetspeak(spelledReadings(text)), cueSlips(), isEnglishWord);
+function secondReading(text: string): { text: string; guessed: string[] } {
+  const breaks = readWordBreaks(readLeetspeak(spelledReadings(text)), { cueWords: cueWords(), isWord: isLemmaForm });
+  const slips = readSlips(breaks.text, cueSlips(), isEnglishWord);
+  return { text: slips.text, guessed: [...breaks.changed, ...slips.slips] };
 }
 
-/** Drop "purchase" when a category with its own buying rule (car, hotel, flight) is present. */
-export function resolveCategories(found: Iterable<TaskCategory>): TaskCategory[] {
+/**
+ * Drop "purchase" when a category with its own buying rule (car, hotel, flight) is present, and
+ * not only `guessed` (a guess never lifts a rule: "Buy a Cartier watch" read as a "car tier" is
+ * still a purchase).
+ */
+export function resolveCategories(found: Iterable<TaskCategory>, guessed: ReadonlySet<TaskCategory> = new Set()): TaskCategory[] {
   const set = new Set(found);
-  if (PURCHASE_OVERRIDING.some((c) => set.has(c))) set.delete('purchase');
+  if (PURCHASE_OVERRIDING.some((c) => set.has(c) && !guessed.has(c))) set.delete('purchase');
   return TASK_CATEGORIES.filter((c) => set.has(c));
 }
 
@@ -96,16 +104,16 @@ export function classifyTask(task: string): TaskClassification {
   // second has "arunner"), and it is matched only for a category the first does not show, so an
   // ordinary task pays little for it.
   const text = normalizeTaskText(task);
-  const { text: reread, slips } = secondReading(text);
+  const { text: reread, guessed } = secondReading(text);
   const stemmed = stemPlurals(reread);
   const differs = stemmed !== text;
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
-  let placedByRereading = false;
+  const placedByGuess = new Set<TaskCategory>();
   for (const category of TASK_CATEGORIES) {
     let hits = matchCategory(text, category);
     if (hits.length === 0 && differs) {
       hits = matchCategory(reread, category, { stemmed });
-      placedByRereading ||= hits.length > 0;
+      if (hits.length > 0 && guessed.length > 0) placedByGuess.add(category);
     }
     if (hits.length > 0) evidence[category] = hits;
   }
@@ -120,9 +128,9 @@ export function classifyTask(task: string): TaskClassification {
       if (hits) evidence[category] = hits;
     }
   }
-  const categories = resolveCategories(Object.keys(evidence) as TaskCategory[]);
+  const categories = resolveCategories(Object.keys(evidence) as TaskCategory[], placedByGuess);
   for (const c of Object.keys(evidence) as TaskCategory[]) if (!categories.includes(c)) delete evidence[c];
-  // Slips are reported only when the second reading placed the task: a category the words as
-  // written show needs no guess ("add a cheaest recliner to that list" is a purchase anyway).
-  return { categories, evidence, slips: placedByRereading ? slips : [] };
+  // Guesses are reported only when the second reading placed the task: a category the words as
+  // written show needs none ("add a cheaest recliner to that list" is a purchase anyway).
+  return { categories, evidence, guessed: placedByGuess.size > 0 ? guessed : [] };
 }

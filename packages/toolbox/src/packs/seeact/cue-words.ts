@@ -6,12 +6,15 @@ function cuePatterns(lexicon: CategoryLexicon): RegExp[] {
   return lexicon.cues.flatMap((cue) => (cue instanceof RegExp ? [cue] : 'first' in cue ? [cue.first, cue.then] : [cue.pattern]));
 }
 
+let words: ReadonlySet<string> | undefined;
+
 /** The words the task classifier's cue phrases are made of ("flight", "hotel", "cart", "toyota"): see patternWords. */
-export function cueWords(): Set<string> {
-  return patternWords(
+export function cueWords(): ReadonlySet<string> {
+  words ??= patternWords(
     TASK_CATEGORIES.flatMap((category) => cuePatterns(TASK_LEXICON[category])),
     3,
   );
+  return words;
 }
 
 let slips: ReadonlyMap<string, readonly string[]> | undefined;

@@ -143,6 +143,11 @@ export function isEnglishWord(word: string): boolean {
   return ASCII_WORD.test(word) && isEnglishForm(word, englishWords());
 }
 
+/** Whether `word` is a lemma or function word, as written or inflected (not a compound nor a prefixed word). */
+export function isLemmaForm(word: string): boolean {
+  return ASCII_WORD.test(word) && isInflectedWord(word, englishWords());
+}
+
 function isEnglishForm(word: string, lexicon: Lexicon): boolean {
   const { words } = lexicon;
   if (isInflectedWord(word, lexicon)) return true;
