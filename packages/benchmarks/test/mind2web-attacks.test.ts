@@ -76,6 +76,10 @@ describe('disguised tasks still fall in their category', () => {
     ['a word broken by a hyphen', 'Find a cheap ho-tel in Paris'],
     ['two words run together', 'Find a rentalcar in Denver for three days'],
     ['two words run together, plural', 'Book cheap airtickets from Boston to Denver'],
+    // An emoji for the word (seeact pack 7; allowed before).
+    ['an emoji for the airplane', 'Book a ✈️ from Boston to Denver'],
+    ['an emoji for the car', 'Rent a 🚗 in Denver for three days'],
+    ['an emoji for the hotel', 'Find a cheap 🏨 in Paris'],
   ];
   for (const [kind, task] of disguised) {
     it(`${kind}: denied for a user who fails the rule`, async () => {

@@ -17,7 +17,8 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   (3: 12-digit Maestro cards and written-out emails found.)
  * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip from a word
  *   of its cues as that word ("flihgt", "purchse", "cartt"), and cue words broken in two or run
- *   into the next ("fli ght", "ho-tel", "rentalcar"); it reports such guesses (`guessed`), and a
+ *   into the next ("fli ght", "ho-tel", "rentalcar"), and emoji as their Unicode names ("✈️" as
+ *   "airplane"); it reports the guesses among these (`guessed`), and a
  *   guessed car, hotel or flight does not lift the shopping rule; readEnglish takes no other
  *   misspelt action as understood ("serch", Portuguese "compre").
  *   (6: readEnglish takes as a typo of a verb only a keyboard slip that keeps the first

@@ -127,6 +127,20 @@ describe('SeeAct helpers on hostile text', () => {
     expect(classifyTask(fill('room ')).categories).toEqual([]);
   });
 
+  // The second reading's emoji names, rejoined and split words and slips, each at its worst.
+  for (const [unit, categories] of [
+    ['🎂 ', []],
+    ['✈️', ['flight']],
+    ['ab cd ', []],
+    ['fli ght ', ['flight']],
+    ['carxyzcarxyz ', []],
+    ['flihgt ', ['flight']],
+  ] as const) {
+    it(`classifyTask, hostile second reading: ${JSON.stringify(unit)} over and over`, () => {
+      expect(classifyTask(fill(unit)).categories).toEqual(categories);
+    });
+  }
+
   it('classifyTask: the nearby-phrase cues match as before', () => {
     expect(classifyTask('Check in on May 1 and check out on May 3 in Austin')).toEqual({
       categories: ['hotel'],

@@ -149,6 +149,15 @@ describe('classifyTask: meaning over surface words', () => {
     expect(cats('Book a hotelroom in Paris')).toEqual(['hotel']);
   });
 
+  it('reads emoji as their Unicode names (seeact pack 7)', () => {
+    expect(cats('Book a ✈️ from Boston to Denver')).toEqual(['flight']);
+    expect(cats('Rent a 🚗 in Denver')).toEqual(['car']);
+    expect(cats('Book a 🏨 in Paris')).toEqual(['hotel']);
+    expect(cats('Find a 🎥 to watch tonight')).toEqual(['media']);
+    // An emoji that names no category adds none.
+    expect(cats('Send a 🎂 to my mother')).toEqual([]);
+  });
+
   it('a guessed car, hotel or flight does not lift the shopping rule', () => {
     // Read as "rental car": a car, and still a purchase (a guess never removes a rule).
     expect(cats('Buy a rentalcar')).toEqual(['purchase', 'car']);

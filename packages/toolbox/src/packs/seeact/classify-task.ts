@@ -2,6 +2,7 @@ import { normalizeText, readLeetspeak, readSlips, spelledReadings } from '@guard
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
 import { cueSlips, cueWords } from './cue-words';
+import { readEmojiNames } from './emoji-names';
 import { FUNCTION_WORDS, isEnglishWord, isLemmaForm } from './english-reading';
 import { readTaskSenses } from './task-senses';
 import { readWordBreaks } from './word-breaks';
@@ -69,14 +70,19 @@ function matchCategory(text: string, category: TaskCategory, reread?: { stemmed:
 }
 
 /**
- * The second reading before masks: spelled-out words joined ("B u y a sofa", "b.u.y"; both ways
- * of reading a lone "a" at a run's edge, one per line), then "r3nt" read as "rent", then cue
- * words broken in two or run together read whole and alone ("fli ght", "rentalcar"; see
- * word-breaks), then a word that is no English word but one keyboard slip from a word of the cues
- * read as that word ("flihgt" as "flight", "purchse" as "purchase"; see keyboard-slips).
+ * The second reading before masks, in this order:
+ * - emoji read as their names ("✈️" as "airplane"; see emoji-names);
+ * - spelled-out words joined ("B u y a sofa", "b.u.y"; both ways of reading a lone "a" at a
+ *   run's edge, one per line);
+ * - leetspeak read as letters ("r3nt" as "rent");
+ * - cue words broken in two or run together read whole and alone ("fli ght", "rentalcar"; see
+ *   word-breaks), a guess;
+ * - a word that is no English word but one keyboard slip from a word of the cues read as that
+ *   word ("flihgt" as "flight", "purchse" as "purchase"; see keyboard-slips), a guess.
  */
 function secondReading(text: string): { text: string; guessed: string[] } {
-  const breaks = readWordBreaks(readLeetspeak(spelledReadings(text)), { cueWords: cueWords(), isWord: isLemmaForm });
+  const letters = readLeetspeak(spelledReadings(readEmojiNames(text)));
+  const breaks = readWordBreaks(letters, { cueWords: cueWords(), isWord: isLemmaForm });
   const slips = readSlips(breaks.text, cueSlips(), isEnglishWord);
   return { text: slips.text, guessed: [...breaks.changed, ...slips.slips] };
 }
