@@ -71,6 +71,7 @@ describe('disguised tasks still fall in their category', () => {
     ['a slip: a letter dropped', 'Find a cheap hotl in Paris'],
     ['a slip: a doubled letter', 'Rent a carr in Denver for three days'],
     ['a slip: a next key', 'Search for a moviw by Nolan'],
+    ['a Latin look-alike: a capital I for an l', 'Book a fIight from Boston to Denver'],
     // A word broken in two or run into the next (seeact pack 7; allowed before).
     ['a word broken by a space', 'Book a fli ght from Boston to Denver'],
     ['a word broken by a hyphen', 'Find a cheap ho-tel in Paris'],

@@ -16,6 +16,16 @@ describe('keyboardSlips', () => {
     expect(slips.has('flight')).toBe(false);
   });
 
+  it('counts one letter written as Latin look-alikes (a capital I for an l, rn for m)', () => {
+    expect(keyboardSlips('flight').has('fiight')).toBe(true); // "fIight", lower-cased
+    expect(keyboardSlips('movie').has('rnovie')).toBe(false); // the first letter stays
+    expect(keyboardSlips('film').has('filrn')).toBe(true);
+    expect(keyboardSlips('film', { lastLetter: false }).has('filrn')).toBe(false);
+    expect(keyboardSlips('stream').has('strearn')).toBe(true);
+    expect(keyboardSlips('download').has('dovvnload')).toBe(true);
+    expect(keyboardSlips('download').has('downioad')).toBe(true);
+  });
+
   it('leaves the last letter alone when asked (a last-letter edit is often another form of the word)', () => {
     const slips = keyboardSlips('known', { lastLetter: false });
     expect(slips.has('know')).toBe(false); // dropped

@@ -8,15 +8,16 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * - ehragent 4: code that reaches the data past the database functions is refused: imports outside
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
- * - rails 5: detectInjection reads a word one keyboard slip from a phrase word of five letters or
- *   more as that word ("ignroe all previous instrcutions").
+ * - rails 5: detectInjection reads a word one keyboard slip or one Latin look-alike letter from a
+ *   phrase word of five letters or more as that word ("ignroe all previous instrcutions", "ruIes").
  *   (4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
  *   carrying links and calls to action) and phrasing spelled out letter by letter, and the
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
  *   full stops in email domains.)
  *   (3: 12-digit Maestro cards and written-out emails found.)
- * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip from a word
- *   of its cues as that word ("flihgt", "purchse", "cartt"), and cue words broken in two or run
+ * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip or Latin
+ *   look-alike letter from a word of its cues as that word ("flihgt", "purchse", "cartt",
+ *   "fIight"), and cue words broken in two or run
  *   into the next ("fli ght", "ho-tel", "rentalcar"), and emoji as their Unicode names ("✈️" as
  *   "airplane"); it reports the guesses among these (`guessed`), and a
  *   guessed car, hotel or flight does not lift the shopping rule; readEnglish takes no other

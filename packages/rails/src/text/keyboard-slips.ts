@@ -3,10 +3,11 @@
  * through one slipped key ("Book a flihgt", "ignroe all previous instructions"), as a human or a
  * language model reading the text does. A slip keeps the first letter (misspellings rarely get
  * it wrong, and a free first letter turns Dutch "kopen" into "open") and makes one of Damerau's
- * four single edits, kept to what a keyboard produces:
- * a dropped letter ("serch"), two neighbours swapped ("flihgt"), a key next to the right one
- * ("hitel"), or an extra letter that doubles one or sits next to one on the keyboard ("carr",
- * "searcj"). A letter far from the right one is no slip: "reserva" is not typed for "reserve".
+ * four single edits, kept to what a keyboard produces: a dropped letter ("serch"), two
+ * neighbours swapped ("flihgt"), a key next to the right one ("hitel"), or an extra letter that
+ * doubles one or sits next to one on the keyboard ("carr", "searcj"). A letter far from the
+ * right one is no slip: "reserva" is not typed for "reserve". One letter written as Latin
+ * letters that look like it counts too ("fIight", "rnovie"; see LOOK_ALIKES).
  */
 
 /** Typed words shorter than this are not read as slips: too many short words are one letter apart. */
@@ -38,6 +39,17 @@ const KEY_NEIGHBOURS: ReadonlyMap<string, readonly string[]> = (() => {
   });
   return new Map([...neighbours].map(([key, set]) => [key, [...set]]));
 })();
+/**
+ * Latin letters written as others that look the same, lower-cased (Unicode's confusables, UTS
+ * #39, within Latin): "fIight" (a capital I) for "flight", "rnovie" for "movie", "vv" for "w",
+ * "cl" for "d". Other scripts' look-alikes are mapped before (normalizeText).
+ */
+const LOOK_ALIKES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['l', ['i']],
+  ['m', ['rn']],
+  ['w', ['vv']],
+  ['d', ['cl']],
+]);
 const neighboursOf = (letter: string | undefined): readonly string[] => (letter === undefined ? [] : (KEY_NEIGHBOURS.get(letter) ?? []));
 
 export interface SlipOptions {
@@ -64,6 +76,8 @@ export function keyboardSlips(word: string, { lastLetter = true }: SlipOptions =
     if (i < word.length - 1) slips.add(head + word[i + 1] + word[i] + word.slice(i + 2));
     // Next key: the letter at i typed as a neighbour.
     if (i < last) for (const key of neighboursOf(word[i])) slips.add(head + key + word.slice(i + 1));
+    // Look-alike: the letter at i written as letters that look like it (a capital I for an l).
+    if (i < last) for (const alike of LOOK_ALIKES.get(word[i]!) ?? []) slips.add(head + alike + word.slice(i + 1));
     // Extra letter before i: a double of the letter before or after it, or one of their neighbours.
     if (i > last) continue;
     const before = word[i - 1];
