@@ -9,7 +9,9 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
  * - rails 5: detectInjection reads a word one keyboard slip or one Latin look-alike letter from a
- *   phrase word of five letters or more as that word ("ignroe all previous instrcutions", "ruIes").
+ *   phrase word of five letters or more as that word ("ignroe all previous instrcutions", "ruIes");
+ *   "your previous instructions no longer apply"; "ignore the instructions above" as a weaker
+ *   signal (0.4) that needs another.
  *   (4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
  *   carrying links and calls to action) and phrasing spelled out letter by letter, and the
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic

@@ -61,6 +61,12 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'ignore-instructions', regex: new RegExp(`\\b${ML_VERBS}${GAP(2)}\\s+${ML_WHICH}${GAP(1)}\\s+${ML_WHAT}\\b`) },
   { signal: 'ignore-instructions', regex: new RegExp(`\\b${ML_VERBS}${GAP(1)}\\s+${ML_WHAT}\\s+${ML_WHICH}\\b`) },
   { signal: 'ignore-instructions', regex: /\b(?:previous|prior|above|earlier|system|original) (?:instructions|prompts?|rules|guidelines) (?:are|is) (?:now )?(?:void|null|cancel+ed|obsolete|irrelevant|revoked|no longer (?:valid|in effect|apply|applicable))\b/ },
+  // Addressed to the reader: "the previous rules no longer apply to members" is news.
+  { signal: 'ignore-instructions', regex: /\byour (?:previous|prior|earlier|original|system) (?:instructions|prompts?|rules|guidelines|directives) no longer (?:apply|matter|count|hold)\b/ },
+  // "Ignore the instructions above", "disregard what was said before": also how a manual tells
+  // readers of one platform to skip another's steps, so it counts only with another signal.
+  { signal: 'ignore-above', regex: /\b(?:ignore|disregard|forget) (?:the |these |those |all (?:the )?)?(?:instructions?|directions|rules|prompts?|directives?|guidelines?) (?:above|before this|so far|given (?:above|before|earlier|so far))\b/ },
+  { signal: 'ignore-above', regex: /\b(?:ignore|disregard|forget) (?:what|everything|anything) (?:was|has been|i|we|you) (?:said|written|told|stated|given|wrote|were told) (?:above|before|earlier|previously|so far)\b/ },
   { signal: 'ignore-instructions', regex: /\bforget (?:about )?(?:everything|all|anything) (?:before|above|prior|previously|earlier|you (?:were|have been) (?:told|given))\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard|forget) (?:everything|all) (?:above|before|that came before|you (?:were|have been) told)\b/ },
   { signal: 'ignore-instructions', regex: /\b(?:ignore|disregard) (?:all|any|every) (?:other |previous |prior )?(?:text|input|content)\b/ },
@@ -183,6 +189,7 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
 /** How much each signal raises the score. Signals combine as a probabilistic OR: 1 - Π(1 - w). */
 export const SIGNAL_WEIGHTS: Readonly<Record<string, number>> = {
   'ignore-instructions': 0.6,
+  'ignore-above': 0.4,
   'token-flood': 0.6,
   'no-restrictions': 0.4,
   'amoral-persona': 0.35,
