@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { cueWords } from '../src/packs/seeact/cue-words';
 import { isLemmaForm } from '../src/packs/seeact/english-reading';
-import { readWordBreaks } from '../src/packs/seeact/word-breaks';
+import { readWordBreaks, wordBreakReader } from '../src/packs/seeact/word-breaks';
 
-const deps = { cueWords: new Set(['flight', 'hotel', 'car', 'showtimes', 'ticket', 'tickets']), isWord: (w: string) => ['show', 'times', 'rental', 'air', 'carpet', 'room', 'to', 'a', 'book'].includes(w) };
+const deps = wordBreakReader({ cueWords: new Set(['flight', 'hotel', 'car', 'showtimes', 'ticket', 'tickets']), isWord: (w: string) => ['show', 'times', 'rental', 'air', 'carpet', 'room', 'to', 'a', 'book'].includes(w) });
 
 describe('readWordBreaks', () => {
   it('joins a cue word broken by one space, hyphen or dot', () => {
@@ -27,7 +27,7 @@ describe('readWordBreaks', () => {
   });
 
   it('with the real cue words and WordNet', () => {
-    const real = { cueWords: cueWords(), isWord: isLemmaForm };
+    const real = wordBreakReader({ cueWords: cueWords(), isWord: isLemmaForm });
     expect(readWordBreaks('book a hotelroom and a fli ght', real).text).toBe('book a hotel room and a flight');
     for (const word of ['carpet', 'cartoon', 'cargo', 'career', 'airport', 'jobless']) expect(readWordBreaks(word, real).changed, word).toEqual([]);
   });

@@ -5,7 +5,7 @@ import { cueSlips, cueWords } from './cue-words';
 import { readEmojiNames } from './emoji-names';
 import { FUNCTION_WORDS, isEnglishWord, isLemmaForm } from './english-reading';
 import { readTaskSenses } from './task-senses';
-import { readWordBreaks } from './word-breaks';
+import { readWordBreaks, wordBreakReader, type WordBreakReader } from './word-breaks';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {
@@ -80,9 +80,12 @@ function matchCategory(text: string, category: TaskCategory, reread?: { stemmed:
  * - a word that is no English word but one keyboard slip from a word of the cues read as that
  *   word ("flihgt" as "flight", "purchse" as "purchase"; see keyboard-slips), a guess.
  */
+let breaksReader: WordBreakReader | undefined;
+
 function secondReading(text: string): { text: string; guessed: string[] } {
   const letters = readLeetspeak(spelledReadings(readEmojiNames(text)));
-  const breaks = readWordBreaks(letters, { cueWords: cueWords(), isWord: isLemmaForm });
+  breaksReader ??= wordBreakReader({ cueWords: cueWords(), isWord: isLemmaForm });
+  const breaks = readWordBreaks(letters, breaksReader);
   const slips = readSlips(breaks.text, cueSlips(), isEnglishWord);
   return { text: slips.text, guessed: [...breaks.changed, ...slips.slips] };
 }
