@@ -54,9 +54,10 @@ function maskCategory(text: string, category: TaskCategory): string {
 
 /**
  * The cue phrases of `category` found in `text`, with the category's look-alikes masked out.
- * `reread` (with `text` through stemPlurals) says `text` is the second reading (see secondReading, applied before the masks so a
- * disguised look-alike is still masked): plurals are then read as singulars after the masks (so
- * a masked name such as "steve jobs" cannot turn into a cue).
+ * `reread` (with `text` through stemPlurals) says `text` is the second reading (see
+ * secondReading, applied before the masks so a disguised look-alike is still masked): plurals are
+ * then read as singulars after the masks (so a masked name such as "steve jobs" cannot turn into
+ * a cue).
  */
 function matchCategory(text: string, category: TaskCategory, reread?: { stemmed: string }): string[] {
   const { cues } = TASK_LEXICON[category];
@@ -92,8 +93,8 @@ function secondReading(text: string): { text: string; guessed: string[] } {
 
 /**
  * Drop "purchase" when a category with its own buying rule (car, hotel, flight) is present, and
- * not only `guessed` (a guess never lifts a rule: "Buy a Cartier watch" read as a "car tier" is
- * still a purchase).
+ * not only `guessed` (a guess never lifts a rule: "Buy a rentalcar", read as "rental car", is a
+ * car and still a purchase).
  */
 export function resolveCategories(found: Iterable<TaskCategory>, guessed: ReadonlySet<TaskCategory> = new Set()): TaskCategory[] {
   const set = new Set(found);
@@ -107,11 +108,12 @@ export function resolveCategories(found: Iterable<TaskCategory>, guessed: Readon
  * when no phrase matches, by the WordNet meaning of its nouns (see task-senses).
  */
 export function classifyTask(task: string): TaskClassification {
-  // Read as written, then once more with spelled-out words joined ("b u y"), leetspeak read as
-  // letters ("r3nt a c4r") and plurals as singulars ("musics"). The second reading can only add
-  // a category, never remove one ("4runner" stays a car in the first reading even though the
-  // second has "arunner"), and it is matched only for a category the first does not show, so an
-  // ordinary task pays little for it.
+  // Read as written, then once more (secondReading: emoji names, spelled-out words joined,
+  // leetspeak read as letters, broken and run-together words and slips guessed at) with plurals
+  // as singulars ("musics"). The second reading can only add a category, never remove one
+  // ("4runner" stays a car in the first reading even though the second has "arunner"), and it is
+  // matched only for a category the first does not show, so an ordinary task pays little for it.
+  // A category it finds while it holds guesses is marked so (placedByGuess).
   const text = normalizeTaskText(task);
   const { text: reread, guessed } = secondReading(text);
   const stemmed = stemPlurals(reread);
