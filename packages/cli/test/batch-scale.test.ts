@@ -12,6 +12,13 @@ const JOBS = 100_000;
 const PAD = 3500;
 /** The batch process's V8 heap cap: holding the input (or 100k decisions) in memory could not fit. */
 const HEAP_CAP_MB = 128;
+/**
+ * The run's time bound. This test is about memory and exactly-once output, not speed (speed is
+ * in `npm run bench`). On this 2-core machine it takes 85–150 s on Node 20 and 22, but 386–533 s
+ * on Node 24 in every CI run logged so far (190–265 jobs/s: an open finding, see
+ * docs/performance.md), so 600 s left too little room on a busy machine.
+ */
+const RUN_TIMEOUT_MS = 900_000;
 
 let dir: string;
 let runtime: Runtime;
@@ -30,7 +37,7 @@ afterAll(async () => {
   await deletePrefix(testRedisUrl(), prefix);
 });
 
-it(`${JOBS} jobs stream through the real pipeline in bounded memory`, { timeout: 600_000 }, async () => {
+it(`${JOBS} jobs stream through the real pipeline in bounded memory`, { timeout: RUN_TIMEOUT_MS }, async () => {
   const policy = join(dir, 'policy.yaml');
   await writeFile(policy, policyYaml('batch-scale'));
   const input = join(dir, 'jobs.jsonl');
