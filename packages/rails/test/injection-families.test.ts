@@ -199,6 +199,9 @@ describe('hostile input ends within the rails time budget', () => {
     ['non-ASCII text with single letters between separators', (n) => 'é · ü · '.repeat(n / 8)],
     ['"you are" openings', (n) => '. you are x, a '.repeat(n / 15)],
     ['a slipped key in every word', (n) => 'ignroe previuos instrcutions '.repeat(n / 30)],
+    ['"ignore the instructions" never followed by "above"', (n) => 'ignore the instructions '.repeat(n / 24)],
+    ['"your previous instructions no longer" never ending', (n) => 'your previous instructions no longer '.repeat(n / 37)],
+    ['look-alike letters in every word', (n) => 'ruIes cIear rnodel '.repeat(n / 19)],
     ['a slipped key in every word, no line breaks, never a phrase', (n) => 'sytem '.repeat(n / 6)],
   ];
   for (const [name, make] of cases) {

@@ -13,6 +13,13 @@ const HAS_EMOJI = /\p{Extended_Pictographic}/u;
 /** What does not change an emoji's name: variation selectors and skin tones. */
 const PRESENTATION = /[\uFE0E\uFE0F]|\p{Emoji_Modifier}/gu;
 
+const SPACES = / {2,}/g;
+/**
+ * At most this many emoji are named: a name is up to 20 times longer than its emoji, so a text
+ * of emoji would grow as much. A task needs a few.
+ */
+const MAX_NAMED = 64;
+
 let names: ReadonlyMap<string, string> | undefined;
 
 /** Each emoji's name, keyed by the emoji without variation selectors or skin tones. */
@@ -40,9 +47,3 @@ export function readEmojiNames(text: string): string {
   });
   return named > 0 ? read.replace(SPACES, ' ').trim() : text;
 }
-const SPACES = / {2,}/g;
-/**
- * At most this many emoji are named: a name is up to 20 times longer than its emoji, so a text
- * of emoji would grow as much. A task needs a few.
- */
-const MAX_NAMED = 64;
