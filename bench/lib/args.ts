@@ -18,6 +18,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg.startsWith('--profile=')) args.profileDir = arg.slice('--profile='.length);
     else if (arg === '--only') args.only = new Set((argv[++i] ?? '').split(','));
     else if (arg.startsWith('--only=')) args.only = new Set(arg.slice('--only='.length).split(','));
+    else if (arg === '--scale') args.scale = Number(argv[++i]);
     else if (arg.startsWith('--scale=')) args.scale = Number(arg.slice('--scale='.length));
     else if (arg === '--help' || arg === '-h') {
       process.stderr.write(
