@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectInjection, detectPii, spelledReadings } from '../packages/rails/src/index';
+import { detectInjection, detectPii, readWordBreaks, spelledReadings } from '../packages/rails/src/index';
+import { phraseWordBreaks } from '../packages/rails/src/injection/detect-injection';
 import { PHRASE_PATTERNS } from '../packages/rails/src/injection/injection-patterns';
 
 /**
@@ -8,7 +9,8 @@ import { PHRASE_PATTERNS } from '../packages/rails/src/injection/injection-patte
  * the public corpora of `guardagent eval --detectors`, and a 183-character log line written in
  * ASCII and with every `a` and `e` accented (non-ASCII text goes through normalizeText). Then,
  * over the injection corpus lower-cased, what its parts cost: each phrase pattern run on every
- * text (ignoring `when`), each `when` test, and the spelled-out reading. `injection_first_call_ms`
+ * text (ignoring `when`), each `when` test, the spelled-out reading and the reading of moved word
+ * breaks. `injection_first_call_ms`
  * is the process's first call, which builds the slip index of the phrase words.
  * Usage: npx tsx bench/detector-cost.ts
  */
@@ -47,6 +49,7 @@ console.log(
       patterns: PHRASE_PATTERNS.map((p) => ({ signal: p.signal, starts: p.regex.source.slice(0, 40), us: microseconds(lowered, (t) => p.regex.test(t)) })),
       when_tests: whens.map((w) => ({ starts: w.source.slice(0, 40), us: microseconds(lowered, (t) => w.test(t)) })),
       spelled_readings: microseconds(injection, (t) => spelledReadings(t.toLowerCase())),
+      word_breaks: microseconds(lowered, (t) => readWordBreaks(t, phraseWordBreaks())),
     },
   }),
 );

@@ -32,3 +32,4 @@ export { normalizeText, readLeetspeak, sourceSpan, type NormalizedText, type Nor
 export { joinSpelledLetters, spelledReadings, type JoinOptions } from './text/join-spelled-letters';
 export { keyboardSlips, slipIndex, readSlips, MIN_SLIP_CHARS, type SlipReading, type SlipOptions } from './text/keyboard-slips';
 export { patternWords } from './text/pattern-words';
+export { readWordBreaks, wordBreakReader, type WordBreakReading, type WordBreakDeps, type WordBreakReader } from './text/word-breaks';

@@ -8,10 +8,13 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * - ehragent 4: code that reaches the data past the database functions is refused: imports outside
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
- * - rails 5: detectInjection reads a word one keyboard slip or one Latin look-alike letter from a
+ * - rails 6: detectInjection reads phrase words hidden by moved word breaks: up to four pieces
+ *   that make a phrase word of five letters or more ("dis regard", "in struc tions"), and a word
+ *   run together from up to four phrase words ("ignoreall", "previousinstructions").
+ *   (5: detectInjection reads a word one keyboard slip or one Latin look-alike letter from a
  *   phrase word of five letters or more as that word ("ignroe all previous instrcutions", "ruIes");
  *   "your previous instructions no longer apply"; "ignore the instructions above" as a weaker
- *   signal (0.4) that needs another.
+ *   signal (0.4) that needs another.)
  *   (4: detectInjection finds text that shapes the reader's answer (encoded, translated, or
  *   carrying links and calls to action) and phrasing spelled out letter by letter, and the
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
@@ -38,5 +41,5 @@ export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '4',
   seeact: '7',
-  rails: '5',
+  rails: '6',
 };

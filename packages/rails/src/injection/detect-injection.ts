@@ -2,6 +2,7 @@ import { spelledReadings } from '../text/join-spelled-letters';
 import { readSlips, slipIndex } from '../text/keyboard-slips';
 import { normalizeText, readLeetspeak } from '../text/normalize-text';
 import { patternWords } from '../text/pattern-words';
+import { readWordBreaks, wordBreakReader, type WordBreakReader } from '../text/word-breaks';
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 
 export interface InjectionResult {
@@ -78,14 +79,41 @@ const notAWord = () => false;
 
 /** The lines of `normalized` that change when slips of the phrase words are read as the words ("ignroe all previous instrcutions"). */
 function slipReadings(normalized: string): string {
-  phraseSlips ??= slipIndex(patternWords(PHRASE_PATTERNS.map((p) => p.regex), MIN_PATTERN_WORD_CHARS), {
+  phraseSlips ??= slipIndex(phraseWords(), {
     minTargetChars: MIN_SLIPPED_WORD_CHARS,
     lastLetter: false,
   });
   const { text, slips } = readSlips(normalized, phraseSlips, notAWord);
-  if (slips.length === 0) return '';
+  return slips.length === 0 ? '' : changedLines(normalized, text);
+}
+
+let words: ReadonlySet<string> | undefined;
+const phraseWords = () => (words ??= patternWords(PHRASE_PATTERNS.map((p) => p.regex), MIN_PATTERN_WORD_CHARS));
+
+/**
+ * Phrase words hidden by moved word breaks: up to four pieces joined when together they make a
+ * phrase word of five letters or more ("dis regard", "prev ious", "in struc tions"), and a word
+ * run together from up to four phrase words split ("ignoreall", "previousinstructions"). With no
+ * dictionary here, any pieces that make a phrase word are joined ("for get" too: a phrase still
+ * has to match around it), and a run-together word is split only into phrase words. Built on
+ * first use.
+ */
+const MAX_BREAK_PARTS = 4;
+let breaks: WordBreakReader | undefined;
+/** The reader of moved word breaks the detector uses (exported for bench/detector-cost.ts). */
+export const phraseWordBreaks = (): WordBreakReader =>
+  (breaks ??= wordBreakReader({ cueWords: phraseWords(), maxParts: MAX_BREAK_PARTS, minJoinedChars: MIN_SLIPPED_WORD_CHARS }));
+
+/** The lines of `normalized` that change when moved word breaks of the phrase words are read (see above). */
+function wordBreakReadings(normalized: string): string {
+  const { text, changed } = readWordBreaks(normalized, phraseWordBreaks());
+  return changed.length === 0 ? '' : changedLines(normalized, text);
+}
+
+/** '\n' and each line of `read` that differs from its line in `normalized` (same line count). */
+function changedLines(normalized: string, read: string): string {
   const lines = normalized.split('\n');
-  return text
+  return read
     .split('\n')
     .filter((line, i) => line !== lines[i])
     .map((line) => '\n' + line)
@@ -95,8 +123,9 @@ function slipReadings(normalized: string): string {
 /**
  * What the normalized text also says, to be matched too: its lines with leetspeak read as letters
  * ("1gn0r3 4ll pr3v10us"; only the lines that reading changes in three places or more), its
- * word chains with the joiners read as spaces, and its lines with slipped keys read (see
- * slipReadings). Empty when there is nothing else to read.
+ * word chains with the joiners read as spaces, its lines with moved word breaks read (see
+ * wordBreakReadings), and all of these with slipped keys read (see slipReadings). Empty when
+ * there is nothing else to read.
  */
 function otherReadings(normalized: string): string {
   let extra = '';
@@ -109,6 +138,7 @@ function otherReadings(normalized: string): string {
     for (let i = 0; i < read.length; i++) if (read[i] !== lines[i] && leetChanges(lines[i]!, read[i]!) >= MIN_LEET_CHANGES) extra += '\n' + read[i];
   }
   for (const chain of normalized.match(WORD_CHAIN) ?? []) extra += '\n' + chain.replace(CHAIN_JOINER, ' ');
+  extra += wordBreakReadings(normalized);
   return extra + slipReadings(normalized + extra);
 }
 

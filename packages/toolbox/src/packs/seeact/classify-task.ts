@@ -1,11 +1,10 @@
-import { normalizeText, readLeetspeak, readSlips, spelledReadings } from '@guardagent/rails';
+import { normalizeText, readLeetspeak, readSlips, readWordBreaks, spelledReadings, wordBreakReader, type WordBreakReader } from '@guardagent/rails';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
 import { cueSlips, cueWords } from './cue-words';
 import { readEmojiNames } from './emoji-names';
 import { FUNCTION_WORDS, isEnglishWord, isLemmaForm } from './english-reading';
 import { readTaskSenses } from './task-senses';
-import { readWordBreaks, wordBreakReader, type WordBreakReader } from './word-breaks';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {

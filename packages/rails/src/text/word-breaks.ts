@@ -1,0 +1,243 @@
+/**
+ * Word breaks moved to hide a word of a set of phrase patterns (the task classifier's cues, the
+ * injection rail's phrases): a cue word broken in pieces ("fli ght", "ho-tel", "fl.ight", "dis
+ * regard") or run into the next word ("rentalcar", "airtickets", "ignoreall"). A reader, human
+ * or model, reads through both; the phrase patterns need the word whole and alone.
+ */
+
+/** A word: a run of letters (the texts read are lower-case). */
+const WORD = /[a-z]+/g;
+/** What may stand between two fragments of one word. */
+const SEPARATORS = new Set([' ', '.', '-']);
+/** Shortest part a run-together word is split into ("car", "air"). */
+const MIN_PART_CHARS = 3;
+/** Longest word tried for a split: each split point is two lookups. */
+const MAX_SPLIT_CHARS = 30;
+
+export interface WordBreakReading {
+  text: string;
+  /** The words as written that were rejoined or split, at most MAX_LISTED. */
+  changed: string[];
+}
+const MAX_LISTED = 10;
+
+export interface WordBreakDeps {
+  /** The words of the cues. */
+  cueWords: ReadonlySet<string>;
+  /**
+   * Whether a word is an English word as it stands (a lemma, or one inflected: not a compound).
+   * Without it (no dictionary), any pieces that make a cue word are joined, and a run-together
+   * word is split only into cue words.
+   */
+  isWord?: (word: string) => boolean;
+  /**
+   * The most pieces joined into one cue word ("in struc tions"), and the most parts a run-together
+   * word is split into ("ignoreallprevious"); default 2. Splits into more than two parts take cue
+   * words only.
+   */
+  maxParts?: number;
+  /** The shortest cue word pieces are joined into (default: any). */
+  minJoinedChars?: number;
+}
+
+/** A trie of the cue words, letter by letter (`next` is indexed by the letter, a = 0): `end` marks a whole word. */
+interface TrieNode {
+  next: Array<TrieNode | undefined>;
+  end: boolean;
+}
+const A = 97;
+const newNode = (): TrieNode => ({ next: new Array<TrieNode | undefined>(26).fill(undefined), end: false });
+
+/** What readWordBreaks needs, with the cue words' prefixes and ends found once. */
+export interface WordBreakReader extends WordBreakDeps {
+  /** Every proper prefix of a cue word: a fragment that is none joins with nothing. */
+  prefixes: ReadonlySet<string>;
+  /** The first and the last MIN_PART_CHARS letters of each cue word: a word with neither has no cue part. */
+  heads: ReadonlySet<string>;
+  tails: ReadonlySet<string>;
+  maxParts: number;
+  minJoinedChars: number;
+  /** The cue words of MIN_PART_CHARS letters or more, for splits into cue words only (null when isWord is given and maxParts is 2). */
+  trie: TrieNode | null;
+}
+
+export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
+  const prefixes = new Set<string>();
+  const heads = new Set<string>();
+  const tails = new Set<string>();
+  const maxParts = Math.max(2, Math.floor(deps.maxParts ?? 2));
+  const trie: TrieNode | null = maxParts > 2 || !deps.isWord ? newNode() : null;
+  for (const word of deps.cueWords) {
+    for (let i = 1; i < word.length; i++) prefixes.add(word.slice(0, i));
+    if (word.length < MIN_PART_CHARS) continue;
+    heads.add(word.slice(0, MIN_PART_CHARS));
+    tails.add(word.slice(-MIN_PART_CHARS));
+    if (!trie) continue;
+    // Cue words are lower-case letters (WORD); anything else has no place in the trie.
+    if (!/^[a-z]+$/.test(word)) continue;
+    let node = trie;
+    for (let i = 0; i < word.length; i++) node = node.next[word.charCodeAt(i) - A] ??= newNode();
+    node.end = true;
+  }
+  return { ...deps, prefixes, heads, tails, maxParts, minJoinedChars: deps.minJoinedChars ?? 1, trie };
+}
+
+/**
+ * `text` with broken cue words joined and run-together ones split:
+ * - pieces (two, or up to maxParts) with one space, hyphen or dot between each, that together
+ *   make a cue word and are not all words ("fli ght", "ho-tel"; "show times" stays as written,
+ *   both are words);
+ * - a word that is not an English word as it stands, made of two parts of three letters or more
+ *   of which one is a cue word and the other a cue word or an English word ("rentalcar" is
+ *   "rental car"; "carpet" is a word and stays whole); with maxParts above two, also of up to
+ *   maxParts cue words ("ignoreallprevious").
+ * isWord is asked only about pieces that make a cue word and words that have a cue word in them.
+ */
+export function readWordBreaks(text: string, reader: WordBreakReader): WordBreakReading {
+  // Words are read as they come, a few ahead (a join looks at most maxParts pieces ahead): a
+  // 2 MB text has 400,000 of them, and holding them all cost more than reading them. The text is
+  // rebuilt only when something changes.
+  const window: WordWindow = { base: 0, count: 0, starts: [], ends: [], texts: [] };
+  WORD.lastIndex = 0;
+  let exhausted = false;
+  const fill = () => {
+    while (!exhausted && window.count < reader.maxParts) {
+      const m = WORD.exec(text);
+      if (m === null) exhausted = true;
+      else {
+        window.starts.push(m.index);
+        window.ends.push(m.index + m[0].length);
+        window.texts.push(m[0]);
+        window.count++;
+      }
+    }
+  };
+  const drop = (n: number) => {
+    window.base += n;
+    window.count -= n;
+    // Words read are forgotten in batches, so that the arrays stay short.
+    if (window.base >= 64) {
+      window.starts.splice(0, window.base);
+      window.ends.splice(0, window.base);
+      window.texts.splice(0, window.base);
+      window.base = 0;
+    }
+  };
+  const changed: string[] = [];
+  const pieces: string[] = [];
+  let copied = 0;
+  const replace = (start: number, end: number, by: string) => {
+    if (changed.length < MAX_LISTED) changed.push(text.slice(start, end));
+    pieces.push(text.slice(copied, start), by);
+    copied = end;
+  };
+  for (fill(); window.count > 0; fill()) {
+    const start = window.starts[window.base]!;
+    const end = window.ends[window.base]!;
+    const word = window.texts[window.base]!;
+    // Pieces with one separator between each that together make a cue word ("fli ght").
+    const joined = reader.prefixes.has(word) ? joinPieces(text, window, word, reader) : null;
+    if (joined !== null) {
+      replace(start, window.ends[window.base + joined.last]!, joined.word);
+      drop(joined.last + 1);
+      continue;
+    }
+    const split = splitRunTogether(word, reader);
+    if (split !== null) replace(start, end, split);
+    drop(1);
+  }
+  if (pieces.length === 0) return { text, changed };
+  pieces.push(text.slice(copied));
+  return { text: pieces.join(''), changed };
+}
+
+/** The next few words of a text (runs of a-z), and where they start and end: `count` of them from index `base`. */
+interface WordWindow {
+  base: number;
+  count: number;
+  starts: number[];
+  ends: number[];
+  texts: string[];
+}
+
+/**
+ * The cue word that the pieces from words[0] on join into, and the index of its last piece
+ * (the longest such run, up to maxParts pieces), or null when none do. Pieces that are all words
+ * stay as written ("show times").
+ */
+function joinPieces(text: string, words: WordWindow, firstWord: string, reader: WordBreakReader): { word: string; last: number } | null {
+  const { cueWords, isWord, prefixes, maxParts, minJoinedChars } = reader;
+  const { base, starts, ends, texts } = words;
+  let joined = firstWord;
+  let found: { word: string; last: number } | null = null;
+  // Whether the pieces so far are all words: asked (of WordNet, in the classifier) only once
+  // they make a cue word, and of each piece once.
+  let wordsUpTo = -1;
+  for (let k = 1; k < words.count && k < maxParts; k++) {
+    const prevEnd = ends[base + k - 1]!;
+    if (starts[base + k] !== prevEnd + 1 || !SEPARATORS.has(text[prevEnd]!)) break;
+    joined += texts[base + k]!;
+    if (joined.length >= minJoinedChars && cueWords.has(joined)) {
+      while (wordsUpTo < k && isWord !== undefined && isWord(texts[base + wordsUpTo + 1]!)) wordsUpTo++;
+      if (wordsUpTo < k) found = { word: joined, last: k };
+    }
+    if (!prefixes.has(joined)) break;
+  }
+  return found;
+}
+
+/** "rental car" for "rentalcar" (see readWordBreaks), or null. */
+function splitRunTogether(word: string, reader: WordBreakReader): string | null {
+  const { cueWords, isWord, heads, tails, trie } = reader;
+  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS && !cueWords.has(word) ? splitIntoCueWords(word, trie, reader.maxParts) : null;
+  if (word.length < 2 * MIN_PART_CHARS || word.length > MAX_SPLIT_CHARS || cueWords.has(word)) return null;
+  // A cue part starts the word with a cue word's first letters or ends it with one's last.
+  if (!heads.has(word.slice(0, MIN_PART_CHARS)) && !tails.has(word.slice(-MIN_PART_CHARS))) return null;
+  for (let i = MIN_PART_CHARS; i <= word.length - MIN_PART_CHARS; i++) {
+    const left = word.slice(0, i);
+    const right = word.slice(i);
+    const leftCue = cueWords.has(left);
+    const rightCue = cueWords.has(right);
+    if (!leftCue && !rightCue) continue;
+    if (isWord(word)) return null;
+    if ((leftCue || isWord(left)) && (rightCue || isWord(right))) return `${left} ${right}`;
+  }
+  // More than two parts: cue words only, and never a word as it stands.
+  if (!trie || !heads.has(word.slice(0, MIN_PART_CHARS))) return null;
+  const parts = splitIntoCueWords(word, trie, reader.maxParts);
+  return parts !== null && !isWord(word) ? parts : null;
+}
+
+/**
+ * `word` as up to maxParts cue words of MIN_PART_CHARS letters or more ("ignore all previous"
+ * for "ignoreallprevious"), fewest parts first, or null. One walk of the trie from each place a
+ * part can start: at most MAX_SPLIT_CHARS times the longest cue word's length steps.
+ */
+function splitIntoCueWords(word: string, trie: TrieNode, maxParts: number): string | null {
+  if (trie.next[word.charCodeAt(0) - A] === undefined) return null;
+  // parts[i]: the fewest cue words that spell word[0..i), plus one (0: unreached); from[i]: where the last starts.
+  const parts = SPLIT_PARTS.fill(0, 0, word.length + 1);
+  const from = SPLIT_FROM;
+  parts[0] = 1;
+  for (let i = 0; i < word.length; i++) {
+    if (parts[i] === 0 || parts[i]! > maxParts) continue;
+    let node: TrieNode | undefined = trie;
+    for (let j = i; j < word.length; j++) {
+      node = node.next[word.charCodeAt(j) - A];
+      if (!node) break;
+      if (node.end && j + 1 - i >= MIN_PART_CHARS && (parts[j + 1] === 0 || parts[i]! + 1 < parts[j + 1]!)) {
+        parts[j + 1] = parts[i]! + 1;
+        from[j + 1] = i;
+      }
+    }
+  }
+  const count = parts[word.length]! - 1;
+  if (count < 2 || count > maxParts) return null;
+  const out: string[] = [];
+  for (let end = word.length; end > 0; end = from[end]!) out.unshift(word.slice(from[end]!, end));
+  return out.join(' ');
+}
+
+/** splitIntoCueWords' tables, reused: it runs to completion on one word at a time. */
+const SPLIT_PARTS = new Uint8Array(MAX_SPLIT_CHARS + 1);
+const SPLIT_FROM = new Int16Array(MAX_SPLIT_CHARS + 1);
