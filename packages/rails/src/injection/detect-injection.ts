@@ -93,7 +93,8 @@ const phraseWords = () => (words ??= patternWords(PHRASE_PATTERNS.map((p) => p.r
 /**
  * Phrase words hidden by moved word breaks: up to four pieces joined when together they make a
  * phrase word of five letters or more ("dis regard", "prev ious", "in struc tions"), and a word
- * run together from up to four phrase words split ("ignoreall", "previousinstructions"). With no
+ * run together from up to four phrase words, one of five letters or more, split ("ignoreall",
+ * "previousinstructions"; not "what ever" or "com pose"). With no
  * dictionary here, any pieces that make a phrase word are joined ("for get" too: a phrase still
  * has to match around it), and a run-together word is split only into phrase words. Built on
  * first use.
@@ -102,7 +103,7 @@ const MAX_BREAK_PARTS = 4;
 let breaks: WordBreakReader | undefined;
 /** The reader of moved word breaks the detector uses (exported for bench/detector-cost.ts). */
 export const phraseWordBreaks = (): WordBreakReader =>
-  (breaks ??= wordBreakReader({ cueWords: phraseWords(), maxParts: MAX_BREAK_PARTS, minJoinedChars: MIN_SLIPPED_WORD_CHARS }));
+  (breaks ??= wordBreakReader({ cueWords: phraseWords(), maxParts: MAX_BREAK_PARTS, minCueChars: MIN_SLIPPED_WORD_CHARS }));
 
 /** The lines of `normalized` that change when moved word breaks of the phrase words are read (see above). */
 function wordBreakReadings(normalized: string): string {

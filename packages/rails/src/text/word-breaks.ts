@@ -36,8 +36,12 @@ export interface WordBreakDeps {
    * words only.
    */
   maxParts?: number;
-  /** The shortest cue word pieces are joined into (default: any). */
-  minJoinedChars?: number;
+  /**
+   * The shortest cue word pieces are joined into, and the length a run-together word's longest
+   * cue word must reach to be split (default: any). The injection rail asks for five letters:
+   * "com pose" and "what ever" are not read, "ignore all" is.
+   */
+  minCueChars?: number;
 }
 
 /** A trie of the cue words, letter by letter (`next` is indexed by the letter, a = 0): `end` marks a whole word. */
@@ -56,7 +60,7 @@ export interface WordBreakReader extends WordBreakDeps {
   heads: ReadonlySet<string>;
   tails: ReadonlySet<string>;
   maxParts: number;
-  minJoinedChars: number;
+  minCueChars: number;
   /** The cue words of MIN_PART_CHARS letters or more, for splits into cue words only (null when isWord is given and maxParts is 2). */
   trie: TrieNode | null;
 }
@@ -79,7 +83,7 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
     for (let i = 0; i < word.length; i++) node = node.next[word.charCodeAt(i) - A] ??= newNode();
     node.end = true;
   }
-  return { ...deps, prefixes, heads, tails, maxParts, minJoinedChars: deps.minJoinedChars ?? 1, trie };
+  return { ...deps, prefixes, heads, tails, maxParts, minCueChars: deps.minCueChars ?? 1, trie };
 }
 
 /**
@@ -166,7 +170,7 @@ interface WordWindow {
  * stay as written ("show times").
  */
 function joinPieces(text: string, words: WordWindow, firstWord: string, reader: WordBreakReader): { word: string; last: number } | null {
-  const { cueWords, isWord, prefixes, maxParts, minJoinedChars } = reader;
+  const { cueWords, isWord, prefixes, maxParts, minCueChars } = reader;
   const { base, starts, ends, texts } = words;
   let joined = firstWord;
   let found: { word: string; last: number } | null = null;
@@ -177,7 +181,7 @@ function joinPieces(text: string, words: WordWindow, firstWord: string, reader: 
     const prevEnd = ends[base + k - 1]!;
     if (starts[base + k] !== prevEnd + 1 || !SEPARATORS.has(text[prevEnd]!)) break;
     joined += texts[base + k]!;
-    if (joined.length >= minJoinedChars && cueWords.has(joined)) {
+    if (joined.length >= minCueChars && cueWords.has(joined)) {
       while (wordsUpTo < k && isWord !== undefined && isWord(texts[base + wordsUpTo + 1]!)) wordsUpTo++;
       if (wordsUpTo < k) found = { word: joined, last: k };
     }
@@ -189,7 +193,7 @@ function joinPieces(text: string, words: WordWindow, firstWord: string, reader: 
 /** "rental car" for "rentalcar" (see readWordBreaks), or null. */
 function splitRunTogether(word: string, reader: WordBreakReader): string | null {
   const { cueWords, isWord, heads, tails, trie } = reader;
-  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS && !cueWords.has(word) ? splitIntoCueWords(word, trie, reader.maxParts) : null;
+  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS && !cueWords.has(word) ? splitIntoCueWords(word, trie, reader) : null;
   if (word.length < 2 * MIN_PART_CHARS || word.length > MAX_SPLIT_CHARS || cueWords.has(word)) return null;
   // A cue part starts the word with a cue word's first letters or ends it with one's last.
   if (!heads.has(word.slice(0, MIN_PART_CHARS)) && !tails.has(word.slice(-MIN_PART_CHARS))) return null;
@@ -200,20 +204,20 @@ function splitRunTogether(word: string, reader: WordBreakReader): string | null 
     const rightCue = cueWords.has(right);
     if (!leftCue && !rightCue) continue;
     if (isWord(word)) return null;
-    if ((leftCue || isWord(left)) && (rightCue || isWord(right))) return `${left} ${right}`;
+    if ((leftCue || isWord(left)) && (rightCue || isWord(right)) && Math.max(leftCue ? left.length : 0, rightCue ? right.length : 0) >= reader.minCueChars) return `${left} ${right}`;
   }
   // More than two parts: cue words only, and never a word as it stands.
   if (!trie || !heads.has(word.slice(0, MIN_PART_CHARS))) return null;
-  const parts = splitIntoCueWords(word, trie, reader.maxParts);
+  const parts = splitIntoCueWords(word, trie, reader);
   return parts !== null && !isWord(word) ? parts : null;
 }
 
 /**
- * `word` as up to maxParts cue words of MIN_PART_CHARS letters or more ("ignore all previous"
- * for "ignoreallprevious"), fewest parts first, or null. One walk of the trie from each place a
+ * `word` as up to maxParts cue words of MIN_PART_CHARS letters or more, one of them minCueChars
+ * or more ("ignore all previous" for "ignoreallprevious"), fewest parts first, or null. One walk of the trie from each place a
  * part can start: at most MAX_SPLIT_CHARS times the longest cue word's length steps.
  */
-function splitIntoCueWords(word: string, trie: TrieNode, maxParts: number): string | null {
+function splitIntoCueWords(word: string, trie: TrieNode, { maxParts, minCueChars }: WordBreakReader): string | null {
   if (trie.next[word.charCodeAt(0) - A] === undefined) return null;
   // parts[i]: the fewest cue words that spell word[0..i), plus one (0: unreached); from[i]: where the last starts.
   const parts = SPLIT_PARTS.fill(0, 0, word.length + 1);
@@ -234,8 +238,12 @@ function splitIntoCueWords(word: string, trie: TrieNode, maxParts: number): stri
   const count = parts[word.length]! - 1;
   if (count < 2 || count > maxParts) return null;
   const out: string[] = [];
-  for (let end = word.length; end > 0; end = from[end]!) out.unshift(word.slice(from[end]!, end));
-  return out.join(' ');
+  let longest = 0;
+  for (let end = word.length; end > 0; end = from[end]!) {
+    out.unshift(word.slice(from[end]!, end));
+    longest = Math.max(longest, end - from[end]!);
+  }
+  return longest >= minCueChars ? out.join(' ') : null;
 }
 
 /** splitIntoCueWords' tables, reused: it runs to completion on one word at a time. */
