@@ -44,24 +44,33 @@ export interface WordBreakDeps {
   minCueChars?: number;
 }
 
-/** A trie of the cue words, letter by letter (`next` is indexed by the letter, a = 0): `end` marks a whole word. */
+/**
+ * A trie of the cue words, letter by letter (`next` is indexed by the letter, a = 0): `end` marks
+ * a whole word, `long` a proper prefix of a cue word of minCueChars letters or more (a piece
+ * that may join with the next).
+ */
 interface TrieNode {
   next: Array<TrieNode | undefined>;
   end: boolean;
+  long: boolean;
 }
 const A = 97;
-const newNode = (): TrieNode => ({ next: new Array<TrieNode | undefined>(26).fill(undefined), end: false });
+const Z = 122;
+const newNode = (): TrieNode => ({ next: new Array<TrieNode | undefined>(26).fill(undefined), end: false, long: false });
+const isLetter = (code: number) => code >= A && code <= Z;
+/** The char codes of SEPARATORS. */
+const isSeparator = (code: number) => code === 32 || code === 46 || code === 45;
 
 /** What readWordBreaks needs, with the cue words' prefixes and ends found once. */
 export interface WordBreakReader extends WordBreakDeps {
-  /** Every proper prefix of a cue word: a fragment that is none joins with nothing. */
+  /** Every proper prefix of a cue word of minCueChars letters or more: a fragment that is none joins with nothing. */
   prefixes: ReadonlySet<string>;
   /** The first and the last MIN_PART_CHARS letters of each cue word: a word with neither has no cue part. */
   heads: ReadonlySet<string>;
   tails: ReadonlySet<string>;
   maxParts: number;
   minCueChars: number;
-  /** The cue words of MIN_PART_CHARS letters or more, for splits into cue words only (null when isWord is given and maxParts is 2). */
+  /** The cue words (of letters a-z), for reading with no dictionary and for splits into cue words only (null when isWord is given and maxParts is 2). */
   trie: TrieNode | null;
 }
 
@@ -71,19 +80,24 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
   const tails = new Set<string>();
   const maxParts = Math.max(2, Math.floor(deps.maxParts ?? 2));
   const trie: TrieNode | null = maxParts > 2 || !deps.isWord ? newNode() : null;
+  const minCueChars = deps.minCueChars ?? 1;
   for (const word of deps.cueWords) {
-    for (let i = 1; i < word.length; i++) prefixes.add(word.slice(0, i));
-    if (word.length < MIN_PART_CHARS) continue;
-    heads.add(word.slice(0, MIN_PART_CHARS));
-    tails.add(word.slice(-MIN_PART_CHARS));
-    if (!trie) continue;
+    // Pieces join only into a cue word of minCueChars letters or more: only their prefixes count.
+    if (word.length >= minCueChars) for (let i = 1; i < word.length; i++) prefixes.add(word.slice(0, i));
+    if (word.length >= MIN_PART_CHARS) {
+      heads.add(word.slice(0, MIN_PART_CHARS));
+      tails.add(word.slice(-MIN_PART_CHARS));
+    }
     // Cue words are lower-case letters (WORD); anything else has no place in the trie.
-    if (!/^[a-z]+$/.test(word)) continue;
+    if (!trie || !/^[a-z]+$/.test(word)) continue;
     let node = trie;
-    for (let i = 0; i < word.length; i++) node = node.next[word.charCodeAt(i) - A] ??= newNode();
+    for (let i = 0; i < word.length; i++) {
+      if (word.length >= minCueChars && i > 0) node.long = true;
+      node = node.next[word.charCodeAt(i) - A] ??= newNode();
+    }
     node.end = true;
   }
-  return { ...deps, prefixes, heads, tails, maxParts, minCueChars: deps.minCueChars ?? 1, trie };
+  return { ...deps, prefixes, heads, tails, maxParts, minCueChars, trie };
 }
 
 /**
@@ -98,6 +112,7 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
  * isWord is asked only about pieces that make a cue word and words that have a cue word in them.
  */
 export function readWordBreaks(text: string, reader: WordBreakReader): WordBreakReading {
+  if (!reader.isWord && reader.trie) return readByTrie(text, reader, reader.trie);
   // Words are read as they come, a few ahead (a join looks at most maxParts pieces ahead): a
   // 2 MB text has 400,000 of them, and holding them all cost more than reading them. The text is
   // rebuilt only when something changes.
@@ -155,6 +170,67 @@ export function readWordBreaks(text: string, reader: WordBreakReader): WordBreak
   return { text: pieces.join(''), changed };
 }
 
+/**
+ * readWordBreaks with no dictionary: the same reading, walking the trie letter by letter, so
+ * that no word becomes a string unless it changes (a 2 MB text has 400,000 words).
+ */
+function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): WordBreakReading {
+  const { maxParts, minCueChars } = reader;
+  const n = text.length;
+  const changed: string[] = [];
+  const pieces: string[] = [];
+  let copied = 0;
+  const replace = (start: number, end: number, by: string) => {
+    if (changed.length < MAX_LISTED) changed.push(text.slice(start, end));
+    pieces.push(text.slice(copied, start), by);
+    copied = end;
+  };
+  let i = 0;
+  while (i < n) {
+    if (!isLetter(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let node: TrieNode | undefined = trie;
+    while (i < n && isLetter(text.charCodeAt(i))) {
+      if (node) node = node.next[text.charCodeAt(i) - A];
+      i++;
+    }
+    const end = i;
+    // Pieces with one separator between each that together make a cue word ("dis regard").
+    if (node?.long) {
+      let joinedEnd = -1;
+      let letters = end - start;
+      let k = end;
+      for (let piecesSeen = 1; piecesSeen < maxParts && node?.long && k + 1 < n && isSeparator(text.charCodeAt(k)) && isLetter(text.charCodeAt(k + 1)); piecesSeen++) {
+        k++;
+        while (k < n && isLetter(text.charCodeAt(k))) {
+          if (node) node = node.next[text.charCodeAt(k) - A];
+          letters++;
+          k++;
+        }
+        if (node?.end && letters >= minCueChars) joinedEnd = k;
+      }
+      if (joinedEnd > 0) {
+        replace(start, joinedEnd, text.slice(start, joinedEnd).replace(JOINERS, ''));
+        i = joinedEnd;
+        continue;
+      }
+    }
+    if (end - start >= 2 * MIN_PART_CHARS && end - start <= MAX_SPLIT_CHARS && trie.next[text.charCodeAt(start) - A]) {
+      const split = splitIntoCueWords(text.slice(start, end), trie, reader);
+      if (split !== null) replace(start, end, split);
+    }
+  }
+  if (pieces.length === 0) return { text, changed };
+  pieces.push(text.slice(copied));
+  return { text: pieces.join(''), changed };
+}
+
+/** The separators of joined pieces, removed to join them. */
+const JOINERS = /[ .-]/g;
+
 /** The next few words of a text (runs of a-z), and where they start and end: `count` of them from index `base`. */
 interface WordWindow {
   base: number;
@@ -193,7 +269,8 @@ function joinPieces(text: string, words: WordWindow, firstWord: string, reader: 
 /** "rental car" for "rentalcar" (see readWordBreaks), or null. */
 function splitRunTogether(word: string, reader: WordBreakReader): string | null {
   const { cueWords, isWord, heads, tails, trie } = reader;
-  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS && !cueWords.has(word) ? splitIntoCueWords(word, trie, reader) : null;
+  // No dictionary: cue words only (the split of a cue word is itself, one part, and is no split).
+  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS ? splitIntoCueWords(word, trie, reader) : null;
   if (word.length < 2 * MIN_PART_CHARS || word.length > MAX_SPLIT_CHARS || cueWords.has(word)) return null;
   // A cue part starts the word with a cue word's first letters or ends it with one's last.
   if (!heads.has(word.slice(0, MIN_PART_CHARS)) && !tails.has(word.slice(-MIN_PART_CHARS))) return null;
