@@ -185,28 +185,32 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
     pieces.push(text.slice(copied, start), by);
     copied = end;
   };
-  // Words are found by the regex engine (sticky, no match objects); the trie is walked only as
-  // far as a word goes on being the start of a cue word, mostly a letter or two.
   let i = 0;
   while (i < n) {
-    NON_LETTERS.lastIndex = i;
-    if (NON_LETTERS.test(text)) i = NON_LETTERS.lastIndex;
-    if (i >= n) break;
+    if (!isLetter(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
     const start = i;
-    const end = (i = wordEnd(text, start));
-    const node = walk(trie, text, start, end);
+    let node: TrieNode | undefined = trie;
+    while (i < n && isLetter(text.charCodeAt(i))) {
+      if (node) node = node.next[text.charCodeAt(i) - A];
+      i++;
+    }
+    const end = i;
     // Pieces with one separator between each that together make a cue word ("dis regard").
     if (node?.long) {
       let joinedEnd = -1;
       let letters = end - start;
-      let at: TrieNode | undefined = node;
       let k = end;
-      for (let piecesSeen = 1; piecesSeen < maxParts && at?.long && k + 1 < n && isSeparator(text.charCodeAt(k)) && isLetter(text.charCodeAt(k + 1)); piecesSeen++) {
-        const pieceEnd = wordEnd(text, k + 1);
-        at = walk(at, text, k + 1, pieceEnd);
-        letters += pieceEnd - k - 1;
-        k = pieceEnd;
-        if (at?.end && letters >= minCueChars) joinedEnd = k;
+      for (let piecesSeen = 1; piecesSeen < maxParts && node?.long && k + 1 < n && isSeparator(text.charCodeAt(k)) && isLetter(text.charCodeAt(k + 1)); piecesSeen++) {
+        k++;
+        while (k < n && isLetter(text.charCodeAt(k))) {
+          if (node) node = node.next[text.charCodeAt(k) - A];
+          letters++;
+          k++;
+        }
+        if (node?.end && letters >= minCueChars) joinedEnd = k;
       }
       if (joinedEnd > 0) {
         replace(start, joinedEnd, text.slice(start, joinedEnd).replace(JOINERS, ''));
@@ -215,7 +219,7 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
       }
     }
     if (end - start >= 2 * MIN_PART_CHARS && end - start <= MAX_SPLIT_CHARS && trie.next[text.charCodeAt(start) - A]) {
-      const split = splitIntoCueWords(text, start, end, trie, reader);
+      const split = splitIntoCueWords(text.slice(start, end), trie, reader);
       if (split !== null) replace(start, end, split);
     }
   }
@@ -226,21 +230,6 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
 
 /** The separators of joined pieces, removed to join them. */
 const JOINERS = /[ .-]/g;
-const NON_LETTERS = /[^a-z]+/y;
-const LETTERS = /[a-z]+/y;
-
-/** Where the word starting at `start` (a letter) ends. */
-function wordEnd(text: string, start: number): number {
-  LETTERS.lastIndex = start;
-  LETTERS.test(text);
-  return LETTERS.lastIndex;
-}
-
-/** The trie node `text[start..end)` leads to from `node`, or undefined as soon as it leaves the trie. */
-function walk(node: TrieNode | undefined, text: string, start: number, end: number): TrieNode | undefined {
-  for (let j = start; j < end && node; j++) node = node.next[text.charCodeAt(j) - A];
-  return node;
-}
 
 /** The next few words of a text (runs of a-z), and where they start and end: `count` of them from index `base`. */
 interface WordWindow {
@@ -281,7 +270,7 @@ function joinPieces(text: string, words: WordWindow, firstWord: string, reader: 
 function splitRunTogether(word: string, reader: WordBreakReader): string | null {
   const { cueWords, isWord, heads, tails, trie } = reader;
   // No dictionary: cue words only (the split of a cue word is itself, one part, and is no split).
-  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS ? splitIntoCueWords(word, 0, word.length, trie, reader) : null;
+  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS ? splitIntoCueWords(word, trie, reader) : null;
   if (word.length < 2 * MIN_PART_CHARS || word.length > MAX_SPLIT_CHARS || cueWords.has(word)) return null;
   // A cue part starts the word with a cue word's first letters or ends it with one's last.
   if (!heads.has(word.slice(0, MIN_PART_CHARS)) && !tails.has(word.slice(-MIN_PART_CHARS))) return null;
@@ -296,27 +285,26 @@ function splitRunTogether(word: string, reader: WordBreakReader): string | null 
   }
   // More than two parts: cue words only, and never a word as it stands.
   if (!trie || !heads.has(word.slice(0, MIN_PART_CHARS))) return null;
-  const parts = splitIntoCueWords(word, 0, word.length, trie, reader);
+  const parts = splitIntoCueWords(word, trie, reader);
   return parts !== null && !isWord(word) ? parts : null;
 }
 
 /**
- * The word text[start..end) as up to maxParts cue words of MIN_PART_CHARS letters or more, one of them minCueChars
+ * `word` as up to maxParts cue words of MIN_PART_CHARS letters or more, one of them minCueChars
  * or more ("ignore all previous" for "ignoreallprevious"), fewest parts first, or null. One walk of the trie from each place a
  * part can start: at most MAX_SPLIT_CHARS times the longest cue word's length steps.
  */
-function splitIntoCueWords(text: string, start: number, end: number, trie: TrieNode, { maxParts, minCueChars }: WordBreakReader): string | null {
-  const length = end - start;
-  if (trie.next[text.charCodeAt(start) - A] === undefined) return null;
-  // parts[i]: the fewest cue words that spell the word's first i letters, plus one (0: unreached); from[i]: where the last starts.
-  const parts = SPLIT_PARTS.fill(0, 0, length + 1);
+function splitIntoCueWords(word: string, trie: TrieNode, { maxParts, minCueChars }: WordBreakReader): string | null {
+  if (trie.next[word.charCodeAt(0) - A] === undefined) return null;
+  // parts[i]: the fewest cue words that spell word[0..i), plus one (0: unreached); from[i]: where the last starts.
+  const parts = SPLIT_PARTS.fill(0, 0, word.length + 1);
   const from = SPLIT_FROM;
   parts[0] = 1;
-  for (let i = 0; i < length; i++) {
+  for (let i = 0; i < word.length; i++) {
     if (parts[i] === 0 || parts[i]! > maxParts) continue;
     let node: TrieNode | undefined = trie;
-    for (let j = i; j < length; j++) {
-      node = node.next[text.charCodeAt(start + j) - A];
+    for (let j = i; j < word.length; j++) {
+      node = node.next[word.charCodeAt(j) - A];
       if (!node) break;
       if (node.end && j + 1 - i >= MIN_PART_CHARS && (parts[j + 1] === 0 || parts[i]! + 1 < parts[j + 1]!)) {
         parts[j + 1] = parts[i]! + 1;
@@ -324,13 +312,13 @@ function splitIntoCueWords(text: string, start: number, end: number, trie: TrieN
       }
     }
   }
-  const count = parts[length]! - 1;
+  const count = parts[word.length]! - 1;
   if (count < 2 || count > maxParts) return null;
   const out: string[] = [];
   let longest = 0;
-  for (let at = length; at > 0; at = from[at]!) {
-    out.unshift(text.slice(start + from[at]!, start + at));
-    longest = Math.max(longest, at - from[at]!);
+  for (let end = word.length; end > 0; end = from[end]!) {
+    out.unshift(word.slice(from[end]!, end));
+    longest = Math.max(longest, end - from[end]!);
   }
   return longest >= minCueChars ? out.join(' ') : null;
 }
