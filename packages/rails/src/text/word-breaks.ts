@@ -100,6 +100,28 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
   return { ...deps, prefixes, heads, tails, maxParts, minCueChars, trie };
 }
 
+/** A text rebuilt from the words that change, in order: the pieces in between are copied once. */
+class Rewrite {
+  private readonly pieces: string[] = [];
+  private readonly changed: string[] = [];
+  private copied = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** text[start..end) reads as `by`. */
+  replace(start: number, end: number, by: string): void {
+    if (this.changed.length < MAX_LISTED) this.changed.push(this.text.slice(start, end));
+    this.pieces.push(this.text.slice(this.copied, start), by);
+    this.copied = end;
+  }
+
+  reading(): WordBreakReading {
+    if (this.pieces.length === 0) return { text: this.text, changed: this.changed };
+    this.pieces.push(this.text.slice(this.copied));
+    return { text: this.pieces.join(''), changed: this.changed };
+  }
+}
+
 /**
  * `text` with broken cue words joined and run-together ones split:
  * - pieces (two, or up to maxParts) with one space, hyphen or dot between each, that together
@@ -142,14 +164,7 @@ export function readWordBreaks(text: string, reader: WordBreakReader): WordBreak
       window.base = 0;
     }
   };
-  const changed: string[] = [];
-  const pieces: string[] = [];
-  let copied = 0;
-  const replace = (start: number, end: number, by: string) => {
-    if (changed.length < MAX_LISTED) changed.push(text.slice(start, end));
-    pieces.push(text.slice(copied, start), by);
-    copied = end;
-  };
+  const out = new Rewrite(text);
   for (fill(); window.count > 0; fill()) {
     const start = window.starts[window.base]!;
     const end = window.ends[window.base]!;
@@ -157,17 +172,15 @@ export function readWordBreaks(text: string, reader: WordBreakReader): WordBreak
     // Pieces with one separator between each that together make a cue word ("fli ght").
     const joined = reader.prefixes.has(word) ? joinPieces(text, window, word, reader) : null;
     if (joined !== null) {
-      replace(start, window.ends[window.base + joined.last]!, joined.word);
+      out.replace(start, window.ends[window.base + joined.last]!, joined.word);
       drop(joined.last + 1);
       continue;
     }
     const split = splitRunTogether(word, reader);
-    if (split !== null) replace(start, end, split);
+    if (split !== null) out.replace(start, end, split);
     drop(1);
   }
-  if (pieces.length === 0) return { text, changed };
-  pieces.push(text.slice(copied));
-  return { text: pieces.join(''), changed };
+  return out.reading();
 }
 
 /**
@@ -177,14 +190,7 @@ export function readWordBreaks(text: string, reader: WordBreakReader): WordBreak
 function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): WordBreakReading {
   const { maxParts, minCueChars } = reader;
   const n = text.length;
-  const changed: string[] = [];
-  const pieces: string[] = [];
-  let copied = 0;
-  const replace = (start: number, end: number, by: string) => {
-    if (changed.length < MAX_LISTED) changed.push(text.slice(start, end));
-    pieces.push(text.slice(copied, start), by);
-    copied = end;
-  };
+  const out = new Rewrite(text);
   let i = 0;
   while (i < n) {
     if (!isLetter(text.charCodeAt(i))) {
@@ -213,19 +219,17 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
         if (node?.end && letters >= minCueChars) joinedEnd = k;
       }
       if (joinedEnd > 0) {
-        replace(start, joinedEnd, text.slice(start, joinedEnd).replace(JOINERS, ''));
+        out.replace(start, joinedEnd, text.slice(start, joinedEnd).replace(JOINERS, ''));
         i = joinedEnd;
         continue;
       }
     }
     if (end - start >= 2 * MIN_PART_CHARS && end - start <= MAX_SPLIT_CHARS && trie.next[text.charCodeAt(start) - A]) {
       const split = splitIntoCueWords(text.slice(start, end), trie, reader);
-      if (split !== null) replace(start, end, split);
+      if (split !== null) out.replace(start, end, split);
     }
   }
-  if (pieces.length === 0) return { text, changed };
-  pieces.push(text.slice(copied));
-  return { text: pieces.join(''), changed };
+  return out.reading();
 }
 
 /** The separators of joined pieces, removed to join them. */
