@@ -53,10 +53,12 @@ interface TrieNode {
   next: Array<TrieNode | undefined>;
   end: boolean;
   long: boolean;
+  /** The cue word that ends here (when `end`): a join needs no new string. */
+  word: string;
 }
 const A = 97;
 const Z = 122;
-const newNode = (): TrieNode => ({ next: new Array<TrieNode | undefined>(26).fill(undefined), end: false, long: false });
+const newNode = (): TrieNode => ({ next: new Array<TrieNode | undefined>(26).fill(undefined), end: false, long: false, word: '' });
 const isLetter = (code: number) => code >= A && code <= Z;
 /** The char codes of SEPARATORS. */
 const isSeparator = (code: number) => code === 32 || code === 46 || code === 45;
@@ -96,6 +98,7 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
       node = node.next[word.charCodeAt(i) - A] ??= newNode();
     }
     node.end = true;
+    node.word = word;
   }
   return { ...deps, prefixes, heads, tails, maxParts, minCueChars, trie };
 }
@@ -207,6 +210,7 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
     // Pieces with one separator between each that together make a cue word ("dis regard").
     if (node?.long) {
       let joinedEnd = -1;
+      let joinedWord = '';
       let letters = end - start;
       let k = end;
       for (let piecesSeen = 1; piecesSeen < maxParts && node?.long && k + 1 < n && isSeparator(text.charCodeAt(k)) && isLetter(text.charCodeAt(k + 1)); piecesSeen++) {
@@ -216,10 +220,13 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
           letters++;
           k++;
         }
-        if (node?.end && letters >= minCueChars) joinedEnd = k;
+        if (node?.end && letters >= minCueChars) {
+          joinedEnd = k;
+          joinedWord = node.word;
+        }
       }
       if (joinedEnd > 0) {
-        out.replace(start, joinedEnd, text.slice(start, joinedEnd).replace(JOINERS, ''));
+        out.replace(start, joinedEnd, joinedWord);
         i = joinedEnd;
         continue;
       }
@@ -231,9 +238,6 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
   }
   return out.reading();
 }
-
-/** The separators of joined pieces, removed to join them. */
-const JOINERS = /[ .-]/g;
 
 /** The next few words of a text (runs of a-z), and where they start and end: `count` of them from index `base`. */
 interface WordWindow {
