@@ -94,10 +94,9 @@ const phraseWords = () => (words ??= patternWords(PHRASE_PATTERNS.map((p) => p.r
  * Phrase words hidden by moved word breaks: up to four pieces joined when together they make a
  * phrase word of five letters or more ("dis regard", "prev ious", "in struc tions"), and a word
  * run together from up to four phrase words, one of five letters or more, split ("ignoreall",
- * "previousinstructions"; not "what ever" or "com pose"). With no
- * dictionary here, any pieces that make a phrase word are joined ("for get" too: a phrase still
- * has to match around it), and a run-together word is split only into phrase words. Built on
- * first use.
+ * "previousinstructions"; not "whatever" or "compose"). With no dictionary here, any pieces that
+ * make a phrase word are joined ("for get" too: a phrase still has to match around it), and a
+ * run-together word is split only into phrase words. Built on first use.
  */
 const MAX_BREAK_PARTS = 4;
 let breaks: WordBreakReader | undefined;
