@@ -65,7 +65,10 @@ const isSeparator = (code: number) => code === 32 || code === 46 || code === 45;
 
 /** What readWordBreaks needs, with the cue words' prefixes and ends found once. */
 export interface WordBreakReader extends WordBreakDeps {
-  /** Every proper prefix of a cue word of minCueChars letters or more: a fragment that is none joins with nothing. */
+  /**
+   * Every proper prefix of a cue word of minCueChars letters or more: a fragment that is none
+   * joins with nothing. This and heads and tails are empty with no dictionary (the trie is used).
+   */
   prefixes: ReadonlySet<string>;
   /** The first and the last MIN_PART_CHARS letters of each cue word: a word with neither has no cue part. */
   heads: ReadonlySet<string>;
@@ -84,11 +87,14 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
   const trie: TrieNode | null = maxParts > 2 || !deps.isWord ? newNode() : null;
   const minCueChars = deps.minCueChars ?? 1;
   for (const word of deps.cueWords) {
-    // Pieces join only into a cue word of minCueChars letters or more: only their prefixes count.
-    if (word.length >= minCueChars) for (let i = 1; i < word.length; i++) prefixes.add(word.slice(0, i));
-    if (word.length >= MIN_PART_CHARS) {
-      heads.add(word.slice(0, MIN_PART_CHARS));
-      tails.add(word.slice(-MIN_PART_CHARS));
+    // The general path's sets (with no dictionary the trie does their work: readByTrie).
+    if (deps.isWord) {
+      // Pieces join only into a cue word of minCueChars letters or more: only their prefixes count.
+      if (word.length >= minCueChars) for (let i = 1; i < word.length; i++) prefixes.add(word.slice(0, i));
+      if (word.length >= MIN_PART_CHARS) {
+        heads.add(word.slice(0, MIN_PART_CHARS));
+        tails.add(word.slice(-MIN_PART_CHARS));
+      }
     }
     // Cue words are lower-case letters (WORD); anything else has no place in the trie.
     if (!trie || !/^[a-z]+$/.test(word)) continue;
@@ -137,7 +143,9 @@ class Rewrite {
  * isWord is asked only about pieces that make a cue word and words that have a cue word in them.
  */
 export function readWordBreaks(text: string, reader: WordBreakReader): WordBreakReading {
-  if (!reader.isWord && reader.trie) return readByTrie(text, reader, reader.trie);
+  const { isWord, trie } = reader;
+  // wordBreakReader builds a trie whenever there is no dictionary.
+  if (!isWord) return readByTrie(text, reader, trie!);
   // Words are read as they come, a few ahead (a join looks at most maxParts pieces ahead): a
   // 2 MB text has 400,000 of them, and holding them all cost more than reading them. The text is
   // rebuilt only when something changes.
@@ -173,13 +181,13 @@ export function readWordBreaks(text: string, reader: WordBreakReader): WordBreak
     const end = window.ends[window.base]!;
     const word = window.texts[window.base]!;
     // Pieces with one separator between each that together make a cue word ("fli ght").
-    const joined = reader.prefixes.has(word) ? joinPieces(text, window, word, reader) : null;
+    const joined = reader.prefixes.has(word) ? joinPieces(text, window, word, reader, isWord) : null;
     if (joined !== null) {
       out.replace(start, window.ends[window.base + joined.last]!, joined.word);
       drop(joined.last + 1);
       continue;
     }
-    const split = splitRunTogether(word, reader);
+    const split = splitRunTogether(word, reader, isWord);
     if (split !== null) out.replace(start, end, split);
     drop(1);
   }
@@ -253,8 +261,8 @@ interface WordWindow {
  * (the longest such run, up to maxParts pieces), or null when none do. Pieces that are all words
  * stay as written ("show times").
  */
-function joinPieces(text: string, words: WordWindow, firstWord: string, reader: WordBreakReader): { word: string; last: number } | null {
-  const { cueWords, isWord, prefixes, maxParts, minCueChars } = reader;
+function joinPieces(text: string, words: WordWindow, firstWord: string, reader: WordBreakReader, isWord: (word: string) => boolean): { word: string; last: number } | null {
+  const { cueWords, prefixes, maxParts, minCueChars } = reader;
   const { base, starts, ends, texts } = words;
   let joined = firstWord;
   let found: { word: string; last: number } | null = null;
@@ -266,7 +274,7 @@ function joinPieces(text: string, words: WordWindow, firstWord: string, reader: 
     if (starts[base + k] !== prevEnd + 1 || !SEPARATORS.has(text[prevEnd]!)) break;
     joined += texts[base + k]!;
     if (joined.length >= minCueChars && cueWords.has(joined)) {
-      while (wordsUpTo < k && isWord !== undefined && isWord(texts[base + wordsUpTo + 1]!)) wordsUpTo++;
+      while (wordsUpTo < k && isWord(texts[base + wordsUpTo + 1]!)) wordsUpTo++;
       if (wordsUpTo < k) found = { word: joined, last: k };
     }
     if (!prefixes.has(joined)) break;
@@ -275,10 +283,8 @@ function joinPieces(text: string, words: WordWindow, firstWord: string, reader: 
 }
 
 /** "rental car" for "rentalcar" (see readWordBreaks), or null. */
-function splitRunTogether(word: string, reader: WordBreakReader): string | null {
-  const { cueWords, isWord, heads, tails, trie } = reader;
-  // No dictionary: cue words only (the split of a cue word is itself, one part, and is no split).
-  if (!isWord) return trie && word.length >= 2 * MIN_PART_CHARS && word.length <= MAX_SPLIT_CHARS ? splitIntoCueWords(word, trie, reader) : null;
+function splitRunTogether(word: string, reader: WordBreakReader, isWord: (word: string) => boolean): string | null {
+  const { cueWords, heads, tails, trie } = reader;
   if (word.length < 2 * MIN_PART_CHARS || word.length > MAX_SPLIT_CHARS || cueWords.has(word)) return null;
   // A cue part starts the word with a cue word's first letters or ends it with one's last.
   if (!heads.has(word.slice(0, MIN_PART_CHARS)) && !tails.has(word.slice(-MIN_PART_CHARS))) return null;
@@ -299,8 +305,9 @@ function splitRunTogether(word: string, reader: WordBreakReader): string | null 
 
 /**
  * `word` as up to maxParts cue words of MIN_PART_CHARS letters or more, one of them minCueChars
- * or more ("ignore all previous" for "ignoreallprevious"), fewest parts first, or null. One walk of the trie from each place a
- * part can start: at most MAX_SPLIT_CHARS times the longest cue word's length steps.
+ * or more ("ignore all previous" for "ignoreallprevious"), fewest parts first, or null (a cue
+ * word alone is one part, no split). One walk of the trie from each place a part can start: at
+ * most MAX_SPLIT_CHARS times the longest cue word's length steps.
  */
 function splitIntoCueWords(word: string, trie: TrieNode, { maxParts, minCueChars }: WordBreakReader): string | null {
   if (trie.next[word.charCodeAt(0) - A] === undefined) return null;
