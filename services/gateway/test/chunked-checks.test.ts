@@ -6,12 +6,13 @@ import { waitFor } from '@guardagent/testing';
 import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
 
 // No stage workers: the checks wait in the queue until a test's bare worker takes their chunk.
-// A linger long enough that two requests sent together share one chunk job.
+// A linger long enough that two requests sent together share one chunk job, also on a loaded
+// machine (40 ms once split them into two jobs while the whole suite ran).
 let f: GatewayFixture;
 let connection: Redis;
 
 beforeAll(async () => {
-  f = await startFixture({ stages: [], config: { chunks: { max: 128, lingerMs: 40 } } });
+  f = await startFixture({ stages: [], config: { chunks: { max: 128, lingerMs: 250 } } });
   connection = new Redis(f.config.redisUrl as string, { maxRetriesPerRequest: null });
   expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: refundPolicy() })).status).toBe(200);
 });
