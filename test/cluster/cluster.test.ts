@@ -1,20 +1,25 @@
+/// <reference path="../../packages/config/src/types/cluster-key-slot.d.ts" />
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import { QueueTransport } from '@guardagent/client';
+import { keys } from '@guardagent/queue';
 import { startRedisCluster, type LocalRedisCluster } from '@guardagent/local-redis';
 import { parsePolicyText, type GuardJobInput, type PolicyInput } from '@guardagent/schemas';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
 import { REPO_ROOT, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
 import { killExecutorMidChunk } from '../helpers/killed-chunk';
 
-// The main end-to-end paths against a real local Redis Cluster of three primaries (no replicas):
-// every key and queue under the prefix's hash tag, real BullMQ workers, real isolated-vm.
+// The main end-to-end paths against a real local Redis Cluster of three primaries (no replicas),
+// in one shard (every key and queue under the prefix's hash tag) and in three (each tenant's keys
+// and queues under its shard's tag, the shards on different primaries); real BullMQ workers, real
+// isolated-vm.
 let cluster: LocalRedisCluster;
 let target: string;
 let llm: FakeLlmServer;
-let stack: TestStack;
 
 const refundDesk = parsePolicyText(readFileSync(join(REPO_ROOT, 'examples/policies/refund-desk.yaml'), 'utf8'));
 const agent = { id: 'u-1', roles: ['support_agent'], attributes: { email: 'ann@example.com' } };
@@ -44,21 +49,40 @@ beforeAll(async () => {
   cluster = await startRedisCluster({ primaries: 3 });
   target = `redis-cluster://${cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
   llm = await startFakeLlmServer();
-  stack = await startTestStack({ llm: testLlm(llm.baseURL), config: { redisUrl: target } });
 }, 90_000);
 afterAll(async () => {
-  await stack?.stop();
   await llm?.close();
   await cluster?.stop();
 });
 
-describe('GuardAgent on a Redis Cluster (three primaries)', () => {
-  it('keys every key under one hash tag, and the cluster really is three primaries', async () => {
+/** The port of the primary that owns a key's slot. */
+async function ownerOf(admin: Cluster, key: string): Promise<number> {
+  const slot = calculateSlot(key);
+  const range = (await admin.cluster('SLOTS')).find(([low, high]) => slot >= low && slot <= high);
+  return range![2][1];
+}
+
+for (const shards of [1, 3]) describe(`GuardAgent on a Redis Cluster (three primaries), ${shards} shard(s)`, () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ llm: testLlm(llm.baseURL), config: { redisUrl: target, shards } });
+  }, 90_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('keys every key under a hash tag of its shard, and the cluster really is three primaries', async () => {
     expect(stack.prefix).toMatch(/^\{e2e-[^{}]+\}$/);
+    const shardPrefixes = stack.runtime!.shards.map((shard) => shard.prefix);
+    expect(shardPrefixes).toHaveLength(shards);
+    for (const prefix of shardPrefixes) expect(prefix).toMatch(/^\{e2e-[^{}]+\}$/);
+    expect(stack.client.prefix).toBe(stack.runtime!.shardOf('default').prefix);
     const admin = new Cluster(cluster.nodes);
     try {
       expect((await admin.cluster('INFO')) as string).toMatch(/cluster_state:ok/);
       expect(((await admin.cluster('SLOTS')) as unknown[]).length).toBe(3);
+      // Three shards sit on three different primaries.
+      expect(new Set(await Promise.all(shardPrefixes.map((prefix) => ownerOf(admin, prefix)))).size).toBe(shards);
     } finally {
       admin.disconnect();
     }
@@ -110,20 +134,53 @@ describe('GuardAgent on a Redis Cluster (three primaries)', () => {
     expect(again.ids).toEqual(ids);
     expect(await stack.client.resultsMany(ids)).toEqual(decisions);
   });
+
+  if (shards > 1) {
+    it("decides tenants of every shard, each tenant's decisions and queue jobs on its shard's primary", async () => {
+      const layout = stack.runtime!.layout;
+      const tenants: string[] = [];
+      for (let i = 0; tenants.length < shards; i++) if (!tenants.some((t) => layout.shardOf(t) === layout.shardOf(`shop-${i}`))) tenants.push(`shop-${i}`);
+      const admin = new Cluster(cluster.nodes);
+      const owners = new Set<number>();
+      try {
+        for (const tenant of tenants) {
+          const client = await QueueTransport.connect({ redisUrl: target, prefix: stack.prefix, tenant });
+          try {
+            expect((await client.compile(refunds, { timeoutMs: 60_000 })).status).toBe('promoted');
+            const decisions = await Promise.all([500, 7].map((amount) => client.check({ policy: 'refunds', input: 'r', context: { amount } })));
+            expect(decisions.map((d) => d.decision)).toEqual(['deny', 'allow']);
+            const prefix = layout.prefixOf(tenant);
+            expect(client.prefix).toBe(prefix);
+            const decisionKey = keys(prefix).decision(tenant, decisions[0].id);
+            expect(await admin.exists(decisionKey)).toBe(1);
+            const owner = await ownerOf(admin, decisionKey);
+            expect(await ownerOf(admin, `${prefix}:executor:id`)).toBe(owner);
+            owners.add(owner);
+          } finally {
+            await client.close();
+          }
+        }
+      } finally {
+        admin.disconnect();
+      }
+      expect(owners.size).toBe(shards);
+    });
+  }
 });
 
-describe("a killed executor's chunk on a Redis Cluster", () => {
+describe("a killed executor's chunk on a Redis Cluster in three shards", () => {
   const children: ChildProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
   });
 
   it('is finished by another executor process, with one decision per check', async () => {
-    const own = await startTestStack({ stages: [], config: { redisUrl: target }, client: { chunkLingerMs: 50 } });
+    const own = await startTestStack({ stages: [], config: { redisUrl: target, shards: 3 }, client: { chunkLingerMs: 50 } });
     try {
       const env = {
         REDIS_URL: target,
         GUARDAGENT_PREFIX: own.prefix.slice(1, -1),
+        GUARDAGENT_SHARDS: '3',
         GUARDAGENT_LOCK_DURATION_MS: '3000',
         GUARDAGENT_STALLED_INTERVAL_MS: '500',
         GUARDAGENT_SANDBOX_CPU_MS: '20000',

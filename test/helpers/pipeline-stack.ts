@@ -38,7 +38,7 @@ export async function startTestStack(
     runtime = await createRuntime(config, { llm: options.llm ?? null, logger: silentLogger });
     runtime.startWorkers(options.stages);
   }
-  const client = await QueueTransport.connect({ redisUrl, prefix, tenant: options.tenant ?? 'default', ...options.client });
+  const client = await QueueTransport.connect({ redisUrl, prefix, shards: config.shards, tenant: options.tenant ?? 'default', ...options.client });
   return {
     config,
     prefix,

@@ -57,6 +57,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const client = await QueueTransport.connect({
     redisUrl,
     prefix: config.prefix,
+    shards: config.shards,
     tenant: options.tenant ?? 'default',
     resultTtlSeconds: config.resultTtlSeconds,
     chunkMax: config.chunks.max,

@@ -19,9 +19,10 @@ import {
   newChunkJobId,
   recordCheckChunks,
   waitUntilReady,
+  settleShardLayout,
   type PipelineState,
 } from '@guardagent/queue';
-import { keyPrefixFor } from '@guardagent/config';
+import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
 import { RedisApprovalStore, type ApproveResult } from '@guardagent/rails';
 import {
@@ -49,6 +50,11 @@ export interface QueueTransportOptions {
   redisUrl: string;
   /** Key/queue namespace; must match the workers' GUARDAGENT_PREFIX. */
   prefix?: string;
+  /**
+   * The deployment's shard count (GUARDAGENT_SHARDS): checked against the count recorded in
+   * Redis (ConfigError on a mismatch). Absent: the recorded count (see settleShardLayout).
+   */
+  shards?: number;
   tenant?: string;
   resultTtlSeconds?: number;
   /** How long a policy id → version lookup is reused (default 1 s). */
@@ -114,7 +120,7 @@ export class QueueTransport implements GuardTransport {
     private readonly policies: PolicyRegistry,
     private readonly programs: ProgramStore,
     private readonly listener: ReplyListener,
-    private readonly options: Required<Omit<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry'>> & Pick<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry'>,
+    private readonly options: Required<Omit<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry' | 'shards'>> & Pick<QueueTransportOptions, 'redisUrl' | 'onSubmitRetry' | 'shards'>,
     schedule?: LingerScheduler,
   ) {
     this.tenant = options.tenant;
@@ -167,15 +173,26 @@ export class QueueTransport implements GuardTransport {
       subscriber.disconnect();
       throw new UnavailableError(`Redis is not reachable: ${(error as Error).message}`);
     }
+    // Everything of this tenant (its data and the queues its jobs travel on) is under its shard's prefix.
+    let layout: ShardLayout;
+    try {
+      layout = await settleShardLayout(redis, resolved.prefix, resolved.shards);
+    } catch (error) {
+      await listener.stop().catch(() => undefined);
+      redis.disconnect();
+      subscriber.disconnect();
+      throw error;
+    }
+    const prefix = layout.prefixOf(resolved.tenant);
     return new QueueTransport(
       redis,
       subscriber,
-      new QueueSet(redis, resolved.prefix, outage.onError),
-      new ResultStore(redis, resolved.prefix, resolved.resultTtlSeconds),
-      new PolicyRegistry(redis, resolved.prefix),
-      new ProgramStore(redis, resolved.prefix),
+      new QueueSet(redis, prefix, outage.onError),
+      new ResultStore(redis, prefix, resolved.resultTtlSeconds),
+      new PolicyRegistry(redis, prefix),
+      new ProgramStore(redis, prefix),
       listener,
-      resolved,
+      { ...resolved, prefix },
       schedule,
     );
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '@guardagent/errors';
 import { isRedisTarget, keyPrefixFor } from './redis-target';
+import { MAX_SHARDS } from './shard-layout';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -13,6 +14,12 @@ export const GuardConfigSchema = z.object({
   redisUrl: z.string().refine(isRedisTarget, 'must be redis://host:port, rediss://… or redis-cluster://host:port,host:port,…').optional(),
   /** Namespace of every Redis key and BullMQ queue (lets deployments share one Redis). */
   prefix: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('guardagent'),
+  /**
+   * Shards of the keys and queues (see ShardLayout): on a Redis Cluster, more shards than
+   * primaries spread the load over them. Fixed for a deployment's data: every process must use
+   * the same count, which the first process records in Redis (see checkShardLayout).
+   */
+  shards: z.coerce.number().int().min(1).max(MAX_SHARDS).default(1),
   resultTtlSeconds: positiveInt(86_400),
   maxDebugRounds: z.coerce.number().int().min(0).max(10).default(3),
   concurrency: z.object({
@@ -75,6 +82,7 @@ export type GuardConfig = z.output<typeof GuardConfigSchema>;
 const ENV_NAMES: Record<string, string> = {
   redisUrl: 'REDIS_URL',
   prefix: 'GUARDAGENT_PREFIX',
+  shards: 'GUARDAGENT_SHARDS',
   resultTtlSeconds: 'GUARDAGENT_RESULT_TTL_SECONDS',
   maxDebugRounds: 'GUARDAGENT_MAX_DEBUG_ROUNDS',
   'concurrency.executor': 'GUARDAGENT_EXECUTOR_CONCURRENCY',
@@ -115,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const raw = {
     redisUrl: read('redisUrl'),
     prefix: read('prefix'),
+    shards: read('shards'),
     resultTtlSeconds: read('resultTtlSeconds'),
     maxDebugRounds: read('maxDebugRounds'),
     concurrency: {

@@ -15,7 +15,7 @@ export { finalizeDecision, finalizeDecisions, finalizeCompile, type FinalizeDeps
 export { processCheckChunk, CHUNK_CONCURRENCY, type ChunkReturn, type CheckChunkDeps } from './process-check-chunk';
 export { requestBackgroundCompile } from './request-compile';
 export { cachedClassifier } from './cached-classifier';
-export { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
+export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeShard } from './runtime';
 export { runService, redactUrl } from './run-service';
 export { jsonLogger, silentLogger, type Logger } from './logger';
 export { startFailedJobSweeper, FAILED_SWEEP_BATCH, FAILED_SWEEP_INTERVAL_MS, type FailedJobSweeper } from './failed-job-sweeper';

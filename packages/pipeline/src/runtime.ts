@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Worker } from 'bullmq';
-import type { GuardConfig } from '@guardagent/config';
+import type { GuardConfig, ShardLayout } from '@guardagent/config';
 import { LlmClient, llmConfigFromEnv, type Llm } from '@guardagent/llm';
 import { DemonstrationStore } from '@guardagent/memory';
-import { QueueSet, RedisOutageLog, ResultStore, STAGES, createRedisConnection, waitUntilReady, type Stage } from '@guardagent/queue';
+import { QueueSet, RedisOutageLog, ResultStore, STAGES, settleShardLayout, createRedisConnection, waitUntilReady, type Stage } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import type { SandboxProcessPool } from '@guardagent/sandbox';
 import type { PipelineDeps } from './pipeline-deps';
@@ -23,10 +23,24 @@ export interface RuntimeOptions {
   now?: () => number;
 }
 
+/** The stores and queues of one shard (see ShardLayout), under its key prefix. */
+export interface RuntimeShard {
+  prefix: string;
+  queues: QueueSet;
+  results: ResultStore;
+  deps: PipelineDeps;
+}
+
 /** Connections, stores, sandbox and LLM of one process, shared by all its stage workers. */
 export interface Runtime {
   config: GuardConfig;
   redis: Redis;
+  layout: ShardLayout;
+  /** One per shard, in shard order; workers are started for each. */
+  shards: readonly RuntimeShard[];
+  /** The shard a tenant's data and jobs live in. */
+  shardOf(tenant: string): RuntimeShard;
+  /** The first shard's (the only one unless GUARDAGENT_SHARDS > 1). */
   deps: PipelineDeps;
   queues: QueueSet;
   results: ResultStore;
@@ -50,16 +64,12 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   outage.watch(redis);
   outage.watch(workerConnection);
   await Promise.all([waitUntilReady(redis), waitUntilReady(workerConnection)]);
+  const layout = await settleShardLayout(redis, config.prefix, config.shards);
 
   const llm = options.llm !== undefined ? options.llm : (() => {
     const llmConfig = llmConfigFromEnv();
     return llmConfig ? new LlmClient({ config: llmConfig }) : null;
   })();
-  const queues = new QueueSet(redis, config.prefix, outage.onError);
-  const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds, config.decisionLog, now);
-  const policies = new PolicyRegistry(redis, config.prefix);
-  const programs = new ProgramStore(redis, config.prefix, now);
-  const memory = new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations });
   const sandboxLimits = {
     cpuMs: config.sandbox.cpuMs,
     wallMs: config.sandbox.wallMs,
@@ -72,7 +82,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   const classify = (tenant: string) => {
     let classifier = classifiers.get(tenant);
     if (!classifier && llm) {
-      classifiers.set(tenant, (classifier = cachedClassifier(llm, redis, config.prefix, tenant)));
+      classifiers.set(tenant, (classifier = cachedClassifier(llm, redis, layout.prefixOf(tenant), tenant)));
     }
     return classifier;
   };
@@ -98,22 +108,31 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
         logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; a new one starts with the next run'),
     }));
 
-  const deps: PipelineDeps = {
-    llm,
-    get sandbox() {
-      return sandboxLazy();
-    },
-    policies,
-    programs,
-    memory,
-    rails: createRailsRuntime(redis, config.prefix),
-    requestCompile: async (tenant, digest) => {
-      await requestBackgroundCompile({ queues, policies, programs, memory, now }, tenant, digest);
-    },
-    maxDebugRounds: config.maxDebugRounds,
-    sandboxLimits,
-    now,
-  };
+  // One set of stores per shard, each under its shard's prefix; the LLM and sandbox are shared.
+  const shards = layout.prefixes.map((prefix): RuntimeShard => {
+    const queues = new QueueSet(redis, prefix, outage.onError);
+    const results = new ResultStore(redis, prefix, config.resultTtlSeconds, config.decisionLog, now);
+    const policies = new PolicyRegistry(redis, prefix);
+    const programs = new ProgramStore(redis, prefix, now);
+    const memory = new DemonstrationStore({ redis, prefix, maxDemonstrations: config.maxDemonstrations });
+    const deps: PipelineDeps = {
+      llm,
+      get sandbox() {
+        return sandboxLazy();
+      },
+      policies,
+      programs,
+      memory,
+      rails: createRailsRuntime(redis, prefix),
+      requestCompile: async (tenant, digest) => {
+        await requestBackgroundCompile({ queues, policies, programs, memory, now }, tenant, digest);
+      },
+      maxDebugRounds: config.maxDebugRounds,
+      sandboxLimits,
+      now,
+    };
+    return { prefix, queues, results, deps };
+  });
 
   const workers: Worker[] = [];
   const sweepers: FailedJobSweeper[] = [];
@@ -133,28 +152,36 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   const runtime: Runtime = {
     config,
     redis,
-    deps,
-    queues,
-    results,
+    layout,
+    shards,
+    shardOf: (tenant) => shards[layout.shardOf(tenant)],
+    deps: shards[0].deps,
+    queues: shards[0].queues,
+    results: shards[0].results,
     logger,
     startWorkers(stages = STAGES) {
       // The executor runs guard code: start its sandbox workers now rather than on the first check.
       if (stages.includes('executor')) sandboxLazy();
-      const stageRuntime: StageWorkerRuntime = {
-        deps,
-        queues,
-        results,
-        workerConnection,
-        prefix: config.prefix,
-        logger,
-        outage,
-        lockDurationMs: config.lockDurationMs,
-        stalledIntervalMs: config.stalledIntervalMs,
-        decisionLog: config.decisionLog.record,
-      };
-      const started = stages.map((stage) => startStageWorker(stage, stageRuntime, config.concurrency[stage]));
+      const started: Worker[] = [];
+      for (const shard of shards) {
+        const stageRuntime: StageWorkerRuntime = {
+          deps: shard.deps,
+          queues: shard.queues,
+          results: shard.results,
+          workerConnection,
+          prefix: shard.prefix,
+          logger,
+          outage,
+          lockDurationMs: config.lockDurationMs,
+          stalledIntervalMs: config.stalledIntervalMs,
+          decisionLog: config.decisionLog.record,
+        };
+        // A stage's concurrency is the process's, shared by its shards' workers (each takes its
+        // share), so more shards never means more jobs held in memory at once.
+        started.push(...stages.map((stage) => startStageWorker(stage, stageRuntime, Math.ceil(config.concurrency[stage] / shards.length))));
+        if (stages.length > 0) sweepers.push(startFailedJobSweeper(stageRuntime, stages));
+      }
       workers.push(...started);
-      if (stages.length > 0) sweepers.push(startFailedJobSweeper(stageRuntime, stages));
       return started;
     },
     async sweepFailedJobs() {
@@ -166,7 +193,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       closing = true;
       for (const sweeper of sweepers) sweeper.stop();
       await Promise.all(workers.map((w) => w.close()));
-      await queues.close();
+      await Promise.all(shards.map((shard) => shard.queues.close()));
       await sandbox?.close();
       redis.disconnect();
       workerConnection.disconnect();

@@ -33,3 +33,4 @@ export { isRedisOutOfMemory } from './redis-out-of-memory';
 export { isRedisConnectionError, RedisNotReadyError } from './redis-connection-error';
 export { checkRedisSettings, type RedisSettingWarning, type RedisSettingCode } from './redis-settings-check';
 export { RedisOutageLog, type OutageLogger } from './redis-outage-log';
+export { settleShardLayout } from './shard-layout-record';

@@ -46,6 +46,8 @@ export function keys(prefix: string) {
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,
+    /** The deployment's shard count (see checkShardLayout); under the deployment's prefix, never a shard's. */
+    shardLayout: () => `${prefix}:layout`,
     /** BullMQ's lock of a stage job (BullMQ's own key layout: `<prefix>:<queue>:<id>:lock`). */
     jobLock: (queue: string, id: string) => `${prefix}:${queue}:${id}:lock`,
   };

@@ -40,24 +40,35 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   requestTimeoutMs: 300_000,
 };
 
-/** Everything the routes use: one set of Redis-backed stores shared by all requests. */
-export interface GatewayDeps {
-  config: GuardConfig & { redisUrl: string };
-  redis: Redis;
+/** The Redis-backed stores of one shard (see ShardLayout): every tenant's data is in its shard's. */
+export interface GatewayShard {
+  prefix: string;
   queues: QueueSet;
   results: ResultStore;
   policies: PolicyRegistry;
   programs: ProgramStore;
   memory: DemonstrationStore;
-  apiKeys: ApiKeyStore;
-  tenants: TenantStore;
   batches: BatchStore;
-  /** Replays of recorded traffic: their records, and the runner of this process's running ones. */
+  /** Replays of recorded traffic: their records. */
   replayStore: ReplayStore;
-  replays: ReplayRunner;
   /** Per-tenant quotas: overrides, and admission of checks against rate and in-flight limits. */
   quotas: QuotaStore;
   admission: CheckAdmission;
+}
+
+/** Everything the routes use: Redis-backed stores shared by all requests. */
+export interface GatewayDeps {
+  config: GuardConfig & { redisUrl: string };
+  redis: Redis;
+  /** Every shard's stores, in shard order (one unless GUARDAGENT_SHARDS > 1). */
+  shards: readonly GatewayShard[];
+  /** The stores of the shard a tenant's data lives in. */
+  shardOf(tenant: string): GatewayShard;
+  /** The tenant registry and API keys: the deployment's, in no shard. */
+  apiKeys: ApiKeyStore;
+  tenants: TenantStore;
+  /** The runner of this process's running replays. */
+  replays: ReplayRunner;
   transports: TenantTransports;
   metrics: GatewayMetrics;
   logger: Logger;

@@ -19,8 +19,11 @@ export class GatewayMetrics {
   /** Decisions already counted, so reading one twice does not count its tokens twice. */
   private readonly seen = new Set<string>();
 
-  constructor(redis: Redis, queues: QueueSet, prefix: string) {
+  /** `shards`: every shard's queues (see ShardLayout); counts and depths are summed over them. */
+  constructor(redis: Redis, shards: readonly QueueSet[]) {
     const registers = [this.registry];
+    // Each shard keeps its own counts (they are written with its decisions): read them all.
+    const entriesOf = async (key: (prefix: string) => string) => (await Promise.all(shards.map((queues) => redis.hgetall(key(queues.prefix))))).flatMap((hash) => Object.entries(hash));
     collectDefaultMetrics({ register: this.registry, prefix: 'guardagent_gateway_' });
 
     new Gauge({
@@ -29,15 +32,21 @@ export class GatewayMetrics {
       labelNames: ['stage', 'state'],
       registers,
       async collect() {
-        this.reset();
-        const depths = await queues.depths();
-        for (const [stage, counts] of Object.entries(depths)) {
-          for (const [state, value] of Object.entries(counts)) this.set({ stage, state }, value);
+        const totals = new Map<string, { stage: string; state: string; value: number }>();
+        for (const depths of await Promise.all(shards.map((queues) => queues.depths()))) {
+          for (const [stage, counts] of Object.entries(depths)) {
+            for (const [state, value] of Object.entries(counts)) {
+              const total = totals.get(`${stage}|${state}`) ?? { stage, state, value: 0 };
+              total.value += value;
+              totals.set(`${stage}|${state}`, total);
+            }
+          }
         }
+        this.reset();
+        for (const { stage, state, value } of totals.values()) this.set({ stage, state }, value);
       },
     });
 
-    const decisionsKey = keys(prefix).metricsDecisions();
     new Counter({
       name: 'guardagent_decisions_total',
       help: 'Decisions stored, by tenant, policy, decision and status (all processes; from Redis)',
@@ -45,9 +54,9 @@ export class GatewayMetrics {
       registers,
       async collect() {
         // The authoritative counts live in Redis (written by the finalizer): mirror them.
-        const all = await redis.hgetall(decisionsKey);
+        const all = await entriesOf((prefix) => keys(prefix).metricsDecisions());
         this.reset();
-        for (const [field, value] of Object.entries(all)) {
+        for (const [field, value] of all) {
           const [tenant, policy, decision, status] = field.split('|');
           if (status === undefined) continue;
           this.inc({ tenant, policy, decision, status }, Number(value));
@@ -55,16 +64,15 @@ export class GatewayMetrics {
       },
     });
 
-    const shadowKey = keys(prefix).metricsShadow();
     new Counter({
       name: 'guardagent_shadow_decisions_total',
       help: "Decisions whose policy had a shadow version, by tenant, policy and whether the shadow agreed (agree, disagree, undecided) (all processes; from Redis)",
       labelNames: ['tenant', 'policy', 'outcome'],
       registers,
       async collect() {
-        const all = await redis.hgetall(shadowKey);
+        const all = await entriesOf((prefix) => keys(prefix).metricsShadow());
         this.reset();
-        for (const [field, value] of Object.entries(all)) {
+        for (const [field, value] of all) {
           const [tenant, policy, outcome] = field.split('|');
           if (outcome === undefined) continue;
           this.inc({ tenant, policy, outcome }, Number(value));
@@ -72,8 +80,7 @@ export class GatewayMetrics {
       },
     });
 
-    const takeoversKey = keys(prefix).metricsTakeovers();
-    const takeovers = async () => redis.hgetall(takeoversKey);
+    const takeovers = async () => entriesOf((prefix) => keys(prefix).metricsTakeovers());
     for (const [what, help] of [
       ['stalled', 'Stage jobs whose worker died or froze, taken over to run again, by stage (all processes; from Redis)'],
       ['recovered', 'Stage jobs taken over from a stalled worker that then finished, by stage (all processes; from Redis)'],
@@ -85,7 +92,7 @@ export class GatewayMetrics {
         registers,
         async collect() {
           this.reset();
-          for (const [field, value] of Object.entries(await takeovers())) {
+          for (const [field, value] of await takeovers()) {
             const [kind, stage] = field.split('|');
             if (kind === what && stage) this.inc({ stage }, Number(value));
           }

@@ -9,20 +9,25 @@ export interface Readiness {
 }
 
 /**
- * Ready when Redis answers and every stage has at least one live worker. BullMQ names each
- * worker's blocking connection after its queue, so `CLIENT LIST` (queue.getWorkers) shows
- * exactly the workers connected right now; a crashed worker's connection disappears with it.
+ * Ready when Redis answers and every stage of every shard has at least one live worker. BullMQ
+ * names each worker's blocking connection after its queue, so `CLIENT LIST` (queue.getWorkers)
+ * shows exactly the workers connected right now; a crashed worker's connection disappears with
+ * it. `workers` counts a stage's workers over all shards' queues.
  */
-export async function checkReadiness(redis: Redis, queues: QueueSet, timeoutMs = 2000): Promise<Readiness> {
+export async function checkReadiness(redis: Redis, shards: readonly QueueSet[], timeoutMs = 2000): Promise<Readiness> {
   const workers: Record<string, number> = {};
+  const missingSomewhere = new Set<string>();
   try {
     await withTimeout(redis.ping(), timeoutMs);
-    const counts = await withTimeout(Promise.all(STAGES.map((stage) => queues.queue(stage).getWorkersCount())), timeoutMs);
-    STAGES.forEach((stage, i) => (workers[stage] = counts[i]));
+    const counts = await withTimeout(Promise.all(shards.map((queues) => Promise.all(STAGES.map((stage) => queues.queue(stage).getWorkersCount())))), timeoutMs);
+    STAGES.forEach((stage, i) => {
+      workers[stage] = counts.reduce((sum, shard) => sum + shard[i], 0);
+      if (counts.some((shard) => shard[i] === 0)) missingSomewhere.add(stage);
+    });
   } catch {
     return { ready: false, redis: 'unreachable', workers, missing: [...STAGES] };
   }
-  const missing = STAGES.filter((stage) => workers[stage] === 0);
+  const missing = STAGES.filter((stage) => missingSomewhere.has(stage));
   return { ready: missing.length === 0, redis: 'ok', workers, missing };
 }
 

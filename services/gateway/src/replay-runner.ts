@@ -18,12 +18,17 @@ export const REPLAY_DEFAULTS = {
   heartbeatMs: 10_000,
 } as const;
 
-export interface ReplayRunnerDeps {
-  redis: ConstructorParameters<typeof DecisionLog>[0];
+/** The stores a tenant's replay reads and writes: those of the tenant's shard. */
+export interface ReplayShard {
   prefix: string;
-  store: ReplayStore;
+  replayStore: ReplayStore;
   results: ResultStore;
   programs: ProgramStore;
+}
+
+export interface ReplayRunnerDeps {
+  redis: ConstructorParameters<typeof DecisionLog>[0];
+  shardOf(tenant: string): ReplayShard;
   transports: TenantTransports;
   logger: Logger;
   options?: Partial<Omit<ReplayOptions, 'tenant' | 'replayId' | 'limit'> & { heartbeatMs: number }>;
@@ -45,19 +50,16 @@ export interface ReplayStart {
  */
 export class ReplayRunner {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private readonly log: DecisionLog;
   private closed = false;
 
-  constructor(private readonly deps: ReplayRunnerDeps) {
-    this.log = new DecisionLog(deps.redis, deps.prefix);
-  }
+  constructor(private readonly deps: ReplayRunnerDeps) {}
 
   /** Start a replay (its record already validated); ConflictError when the tenant has one running here. */
   async start(tenant: string, start: ReplayStart): Promise<void> {
     if (this.closed) throw new ConflictError('the gateway is shutting down; start the replay again');
     const busy = this.running.get(tenant);
     if (busy) throw new ConflictError(`a replay of this tenant is already running on this gateway; wait for it to finish`, { tenant });
-    await this.deps.store.create(tenant, start.record);
+    await this.deps.shardOf(tenant).replayStore.create(tenant, start.record);
     const controller = new AbortController();
     const done = this.run(tenant, start, controller.signal).finally(() => this.running.delete(tenant));
     this.running.set(tenant, { controller, done });
@@ -72,7 +74,9 @@ export class ReplayRunner {
   }
 
   private async run(tenant: string, start: ReplayStart, signal: AbortSignal): Promise<void> {
-    const { store, results, programs, transports, logger } = this.deps;
+    const { transports, logger } = this.deps;
+    const { replayStore: store, results, programs, prefix } = this.deps.shardOf(tenant);
+    const log = new DecisionLog(this.deps.redis, prefix);
     const settings = { ...REPLAY_DEFAULTS, ...this.deps.options };
     let record = start.record;
     const write = async (change: Partial<ReplayRecord>) => {
@@ -85,7 +89,7 @@ export class ReplayRunner {
     try {
       const { diff, progress } = await runReplay(
         {
-          entries: this.log.entries(tenant, {
+          entries: log.entries(tenant, {
             policyId: record.policyId,
             pageSize: 100,
             ...(start.sinceMs !== undefined ? { sinceMs: start.sinceMs } : {}),

@@ -1,14 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { GuardConfig } from '@guardagent/config';
+import type { GuardConfig, ShardLayout } from '@guardagent/config';
 import { ConfigError } from '@guardagent/errors';
 import { DemonstrationStore } from '@guardagent/memory';
 import { jsonLogger, type Logger } from '@guardagent/pipeline';
-import { QueueSet, RedisOutageLog, ResultStore, createRedisConnection, waitUntilReady } from '@guardagent/queue';
+import { QueueSet, RedisOutageLog, ResultStore, settleShardLayout, createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import { BatchStore } from './batch-store';
 import { buildGateway } from './build-gateway';
-import { DEFAULT_LIMITS, type GatewayDeps, type GatewayLimits } from './gateway-deps';
+import { DEFAULT_LIMITS, type GatewayDeps, type GatewayLimits, type GatewayShard } from './gateway-deps';
 import { GatewayMetrics } from './gateway-metrics';
 import { ReplayRunner } from './replay-runner';
 import { ReplayStore } from './replay-store';
@@ -50,15 +50,35 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const outage = new RedisOutageLog(logger);
   outage.watch(redis);
   await waitUntilReady(redis);
-  const queues = new QueueSet(redis, config.prefix, outage.onError);
+  let layout: ShardLayout;
+  try {
+    layout = await settleShardLayout(redis, config.prefix, config.shards);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   const apiKeys = new ApiKeyStore(redis, config.prefix);
-  const quotas = new QuotaStore(redis, config.prefix, config.quotas);
-  const results = new ResultStore(redis, config.prefix, config.resultTtlSeconds, config.decisionLog);
-  const programs = new ProgramStore(redis, config.prefix);
-  const replayStore = new ReplayStore(redis, config.prefix);
+  // Each shard's stores under its prefix; a tenant's requests use its shard's (deps.shardOf).
+  const shards = layout.prefixes.map(
+    (prefix): GatewayShard => ({
+      prefix,
+      queues: new QueueSet(redis, prefix, outage.onError),
+      results: new ResultStore(redis, prefix, config.resultTtlSeconds, config.decisionLog),
+      policies: new PolicyRegistry(redis, prefix),
+      programs: new ProgramStore(redis, prefix),
+      memory: new DemonstrationStore({ redis, prefix, maxDemonstrations: config.maxDemonstrations }),
+      batches: new BatchStore(redis, prefix, config.resultTtlSeconds),
+      replayStore: new ReplayStore(redis, prefix),
+      quotas: new QuotaStore(redis, prefix, config.quotas),
+      admission: new CheckAdmission(redis, prefix, config.quotas),
+    }),
+  );
+  const shardOf = (tenant: string) => shards[layout.shardOf(tenant)];
+  const closeQueues = () => Promise.all(shards.map((shard) => shard.queues.close()));
   const transports = new TenantTransports({
     redisUrl,
     prefix: config.prefix,
+    shards: config.shards,
     resultTtlSeconds: config.resultTtlSeconds,
     chunks: config.chunks,
     redisUp: () => redis.status === 'ready',
@@ -66,20 +86,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const deps: GatewayDeps = {
     config: { ...config, redisUrl },
     redis,
-    queues,
-    results,
-    policies: new PolicyRegistry(redis, config.prefix),
-    programs,
-    memory: new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }),
+    shards,
+    shardOf,
     apiKeys,
     tenants: new TenantStore(redis, config.prefix, apiKeys),
-    batches: new BatchStore(redis, config.prefix, config.resultTtlSeconds),
-    replayStore,
-    replays: new ReplayRunner({ redis, prefix: config.prefix, store: replayStore, results, programs, transports, logger }),
-    quotas,
-    admission: new CheckAdmission(redis, config.prefix, config.quotas),
+    replays: new ReplayRunner({ redis, shardOf, transports, logger }),
     transports,
-    metrics: new GatewayMetrics(redis, queues, config.prefix),
+    metrics: new GatewayMetrics(redis, shards.map((shard) => shard.queues)),
     logger,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
   };
@@ -91,7 +104,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     await app.close();
     await deps.replays.close();
     await deps.transports.close();
-    await queues.close();
+    await closeQueues();
     redis.disconnect();
     throw error;
   }
@@ -106,7 +119,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         await app.close();
         await deps.replays.close();
         await deps.transports.close();
-        await queues.close();
+        await closeQueues();
         redis.disconnect();
       })()),
   };

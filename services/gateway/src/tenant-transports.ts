@@ -20,6 +20,8 @@ export class TenantTransports {
     private readonly options: {
       redisUrl: string;
       prefix: string;
+      /** The deployment's shard count (each tenant's transport works in its tenant's shard). */
+      shards?: number;
       resultTtlSeconds: number;
       /** Micro-batching of each tenant's checks (see GuardConfig.chunks). */
       chunks?: { max: number; lingerMs: number };
@@ -39,6 +41,7 @@ export class TenantTransports {
       const transport = QueueTransport.connect({
         redisUrl: this.options.redisUrl,
         prefix: this.options.prefix,
+        ...(this.options.shards !== undefined ? { shards: this.options.shards } : {}),
         tenant,
         resultTtlSeconds: this.options.resultTtlSeconds,
         ...(this.options.chunks ? { chunkMax: this.options.chunks.max, chunkLingerMs: this.options.chunks.lingerMs } : {}),

@@ -162,5 +162,5 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
 }
 
 function connectTenant(stack: LocalStack, tenant: string): Promise<QueueTransport> {
-  return QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.config.prefix, tenant, resultTtlSeconds: stack.config.resultTtlSeconds, chunkMax: stack.config.chunks.max, chunkLingerMs: stack.config.chunks.lingerMs });
+  return QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.config.prefix, shards: stack.config.shards, tenant, resultTtlSeconds: stack.config.resultTtlSeconds, chunkMax: stack.config.chunks.max, chunkLingerMs: stack.config.chunks.lingerMs });
 }

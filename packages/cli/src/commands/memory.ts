@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '@guardagent/errors';
 import { DemonstrationStore, loadDemonstrationsFile } from '@guardagent/memory';
-import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
+import { createRedisConnection, settleShardLayout, waitUntilReady } from '@guardagent/queue';
 import { loadConfig } from '@guardagent/config';
 
 async function withStore<T>(tenant: string, fn: (store: DemonstrationStore) => Promise<T>): Promise<T> {
@@ -10,7 +10,9 @@ async function withStore<T>(tenant: string, fn: (store: DemonstrationStore) => P
   const redis = createRedisConnection(config.redisUrl, 'producer', 'cli-memory');
   try {
     await waitUntilReady(redis);
-    return await fn(new DemonstrationStore({ redis, prefix: config.prefix, maxDemonstrations: config.maxDemonstrations }));
+    // The tenant's memory is in its shard (GUARDAGENT_SHARDS, as the deployment recorded it).
+    const prefix = (await settleShardLayout(redis, config.prefix, config.shards)).prefixOf(tenant);
+    return await fn(new DemonstrationStore({ redis, prefix, maxDemonstrations: config.maxDemonstrations }));
   } finally {
     redis.disconnect();
   }

@@ -1,6 +1,6 @@
 import { ConfigError, ValidationError } from '@guardagent/errors';
 import { loadConfig } from '@guardagent/config';
-import { DecisionLog, createRedisConnection, waitUntilReady } from '@guardagent/queue';
+import { DecisionLog, createRedisConnection, settleShardLayout, waitUntilReady } from '@guardagent/queue';
 import { parseSince } from '@guardagent/schemas';
 
 export interface LogExportOptions {
@@ -36,7 +36,9 @@ export async function exportLog(options: LogExportOptions, write: (line: string)
   try {
     await waitUntilReady(redis);
     let count = 0;
-    for await (const entry of new DecisionLog(redis, config.prefix).entries(options.tenant, query)) {
+    // The tenant's log is in its shard (GUARDAGENT_SHARDS, as the deployment recorded it).
+    const prefix = (await settleShardLayout(redis, config.prefix, config.shards)).prefixOf(options.tenant);
+    for await (const entry of new DecisionLog(redis, prefix).entries(options.tenant, query)) {
       await write(`${JSON.stringify(entry)}\n`);
       count++;
     }

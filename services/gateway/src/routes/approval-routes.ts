@@ -12,7 +12,8 @@ import { ADMIN_TENANT } from '../tenant-store';
  * own tenant's calls; the server admin key names the tenant.
  */
 export function approvalRoutes(deps: GatewayDeps): AnyRouteSpec[] {
-  const approvals = new RedisApprovalStore({ redis: deps.redis, prefix: deps.config.prefix });
+  // A tenant's approval records are in its shard (the executor writes them with its decisions).
+  const approvalsOf = (tenant: string) => new RedisApprovalStore({ redis: deps.redis, prefix: deps.shardOf(tenant).prefix });
   return [
     route({
       method: 'POST',
@@ -36,7 +37,7 @@ export function approvalRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           throw new ForbiddenError("a tenant's key approves only its own tenant's calls");
         }
         const tenant = caller.serverAdmin ? (body.tenant ?? ADMIN_TENANT) : caller.tenant;
-        const result = await approvals.approve(body.token, body.approver, { tenant });
+        const result = await approvalsOf(tenant).approve(body.token, body.approver, { tenant });
         switch (result) {
           case 'approved':
           case 'already-approved':

@@ -65,7 +65,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           throw new UnsupportedMediaTypeError(contentType || '(none)', ['application/json', 'application/x-ndjson']);
         }
         const id = randomUUID();
-        await deps.batches.create(caller.tenant, id);
+        await deps.shardOf(caller.tenant).batches.create(caller.tenant, id);
         reply.header('x-batch-id', id);
         let total = 0;
         try {
@@ -73,21 +73,21 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
             ? readJsonLines(request.raw, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
             : arrayItems(await readText(request.raw, { maxBytes: limits.batchJsonBodyBytes }));
           // A chunk is admitted whole against the tenant's quotas, so it must fit in the bucket.
-          const quotas = await deps.quotas.effective(caller.tenant);
+          const quotas = await deps.shardOf(caller.tenant).quotas.effective(caller.tenant);
           const chunkSize = Math.max(1, Math.min(limits.batchChunk, quotas.checkBurst, quotas.jobsInFlight));
           // Over its check rate or jobs in flight, the tenant's upload waits (the stream is not
           // read meanwhile) instead of failing halfway; after this long it is refused.
-          const admit = (ids: string[]) => deps.admission.admitWaiting(caller.tenant, ids, { maxWaitMs: BATCH_ADMISSION_WAIT_MS });
+          const admit = (ids: string[]) => deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { maxWaitMs: BATCH_ADMISSION_WAIT_MS });
           await deps.transports.use(caller.tenant, async (transport) => {
             let chunk: GuardJob[] = [];
             const flush = async () => {
               if (chunk.length === 0) return;
               // Count before queueing, so `done` can never run ahead of `total`.
-              await deps.batches.addQueued(caller.tenant, id, chunk.length);
+              await deps.shardOf(caller.tenant).batches.addQueued(caller.tenant, id, chunk.length);
               try {
                 await transport.submitMany(chunk, { batchId: id, admit });
               } catch (error) {
-                await deps.batches.addQueued(caller.tenant, id, -chunk.length);
+                await deps.shardOf(caller.tenant).batches.addQueued(caller.tenant, id, -chunk.length);
                 throw error;
               }
               total += chunk.length;
@@ -111,10 +111,10 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
             await flush();
           });
           if (total === 0) throw new ValidationError('batch body', [{ path: 'jobs', message: 'a batch needs at least one job' }]);
-          await deps.batches.setState(caller.tenant, id, 'submitted');
+          await deps.shardOf(caller.tenant).batches.setState(caller.tenant, id, 'submitted');
         } catch (error) {
           reply.header('x-batch-queued', String(total));
-          await deps.batches.setState(caller.tenant, id, 'aborted').catch(() => undefined);
+          await deps.shardOf(caller.tenant).batches.setState(caller.tenant, id, 'aborted').catch(() => undefined);
           throw error;
         }
         return reply.code(202).header('location', `/v1/batches/${id}`).send({ id, total });
@@ -133,7 +133,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown batch id' },
       },
       handler: async ({ caller, params }) => {
-        const status = await deps.batches.get(caller.tenant, params.id);
+        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, params.id);
         if (!status) throw new NotFoundError('batch', params.id);
         return status;
       },
@@ -153,15 +153,15 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown batch id' },
       },
       handler: async ({ caller, params, query, reply }) => {
-        const status = await deps.batches.get(caller.tenant, params.id);
+        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, params.id);
         if (!status) throw new NotFoundError('batch', params.id);
         const { tenant } = caller;
         async function* lines(): AsyncGenerator<string> {
           let start = query.from;
           for (;;) {
-            const ids = await deps.batches.resultIds(tenant, params.id, start, RESULT_CHUNK);
+            const ids = await deps.shardOf(tenant).batches.resultIds(tenant, params.id, start, RESULT_CHUNK);
             if (ids.length === 0) return;
-            const decisions = await deps.results.getDecisions(tenant, ids);
+            const decisions = await deps.shardOf(tenant).results.getDecisions(tenant, ids);
             let text = '';
             for (const decision of decisions) if (decision) text += `${JSON.stringify(decision)}\n`;
             if (text) yield text;

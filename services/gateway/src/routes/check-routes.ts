@@ -29,9 +29,10 @@ async function checkInQueue(deps: GatewayDeps, tenant: string, id: string): Prom
 
 /** The executor job that carries a tenant's check: its own `check` job, or the chunk job recorded for it. */
 async function executorJobOf(deps: GatewayDeps, tenant: string, id: string): Promise<Job | null> {
-  const queue = deps.queues.queue('executor');
+  const { queues } = deps.shardOf(tenant);
+  const queue = queues.queue('executor');
   const own = await queue.getJob(id);
-  const chunkId = own ? null : await chunkJobOfCheck(deps.redis, deps.queues.prefix, tenant, id);
+  const chunkId = own ? null : await chunkJobOfCheck(deps.redis, queues.prefix, tenant, id);
   const job = own ?? (chunkId ? await queue.getJob(chunkId) : undefined);
   if (!job) return null;
   const carries = checksCarried(job).some((check) => {
@@ -78,7 +79,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         deps.transports.use(caller.tenant, async (transport) => {
           const job = body as GuardJob;
           requireScopeForPolicy(caller.scopes, job.policy, 'policy');
-          const admit = (ids: string[]) => deps.admission.admit(caller.tenant, ids);
+          const admit = (ids: string[]) => deps.shardOf(caller.tenant).admission.admit(caller.tenant, ids);
           if (query.wait === 0) {
             const { id } = await transport.submit(job, { admit });
             return reply.code(202).header('location', `/v1/checks/${encodeURIComponent(id)}`).send({ id, status: 'queued' });
@@ -111,7 +112,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown id, expired, or another tenant\'s (`NOT_FOUND`); or decided with its decision since lost in a Redis crash or failover (`DECISION_LOST`)' },
       },
       handler: async ({ caller, params, reply }) => {
-        const decision = await deps.results.getDecision(caller.tenant, params.id);
+        const decision = await deps.shardOf(caller.tenant).results.getDecision(caller.tenant, params.id);
         if (decision) {
           deps.metrics.observeDecision(decision);
           return decision;
@@ -122,7 +123,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           // The first read may have come just before the decision was stored and the job completed.
           // A decision is stored before its job completes, so a read after seeing the job completed
           // tells a late decision from a lost one.
-          const late = await deps.results.getDecision(caller.tenant, params.id);
+          const late = await deps.shardOf(caller.tenant).results.getDecision(caller.tenant, params.id);
           if (!late) throw new DecisionLostError(params.id);
           deps.metrics.observeDecision(late);
           return late;
@@ -130,13 +131,14 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         if (!queued.failed) return reply.code(202).send({ id: params.id, status: 'running' });
         // Failed for good and never answered: answer it now, fail-closed, as the sweeper would
         // (first answer wins), rather than calling it running until the next sweep.
+        const shard = deps.shardOf(caller.tenant);
         await answerFailedJob(
-          { results: deps.results, queues: deps.queues, programs: deps.programs, now: Date.now, logger: deps.logger, decisionLog: deps.config.decisionLog.record },
+          { results: shard.results, queues: shard.queues, programs: shard.programs, now: Date.now, logger: deps.logger, decisionLog: deps.config.decisionLog.record },
           'executor',
           queued.job,
           queued.job.failedReason || 'failed',
         );
-        const answered = await deps.results.getDecision(caller.tenant, params.id);
+        const answered = await deps.shardOf(caller.tenant).results.getDecision(caller.tenant, params.id);
         if (!answered) throw new UnavailableError(`check ${params.id} failed for good and its fail-closed answer could not be stored; try again`);
         deps.metrics.observeDecision(answered);
         return answered;
@@ -161,7 +163,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         409: { description: 'Nothing in memory to learn from for this decision' },
       },
       handler: async ({ caller, params, body }) => {
-        const decision = await deps.results.getDecision(caller.tenant, params.id);
+        const decision = await deps.shardOf(caller.tenant).results.getDecision(caller.tenant, params.id);
         if (!decision) throw new NotFoundError('check', params.id);
         if (decision.mode !== 'per-request' && !body.job) {
           const by = decision.layer === 'rails' ? 'the rails' : decision.mode === 'compiled' ? 'a compiled program' : 'no guard code (guard error)';

@@ -16,7 +16,6 @@ export const DecisionLogQuerySchema = z.object({
 const PAGE = 500;
 
 export function decisionLogRoutes(deps: GatewayDeps): AnyRouteSpec[] {
-  const log = new DecisionLog(deps.redis, deps.config.prefix);
   return [
     route({
       method: 'GET',
@@ -34,6 +33,7 @@ export function decisionLogRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       },
       handler: async ({ caller, query, reply }) => {
         const now = Date.now();
+        const log = new DecisionLog(deps.redis, deps.shardOf(caller.tenant).prefix);
         const entries = log.entries(caller.tenant, {
           pageSize: PAGE,
           ...(query.policy ? { policyId: query.policy } : {}),

@@ -6,7 +6,7 @@ import { route, type AnyRouteSpec } from '../route-spec';
 
 /** Demonstrations in memory (paper §4.2): the worked cases retrieval hands the LLM for a policy. */
 export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
-  const requirePolicy = (tenant: string, id: string) => deps.policies.get(tenant, id);
+  const requirePolicy = (tenant: string, id: string) => deps.shardOf(tenant).policies.get(tenant, id);
   return [
     route({
       method: 'POST',
@@ -24,7 +24,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       handler: async ({ caller, params, body, reply }) => {
         await requirePolicy(caller.tenant, params.id);
         const demos: Demonstration[] = Array.isArray(body) ? body : [body];
-        const seeded = await deps.memory.seed(caller.tenant, params.id, demos, { source: 'api' });
+        const seeded = await deps.shardOf(caller.tenant).memory.seed(caller.tenant, params.id, demos, { source: 'api' });
         return reply.code(201).send({ ids: seeded.ids, added: seeded.added + seeded.updated, unchanged: seeded.unchanged });
       },
     }),
@@ -39,7 +39,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       responses: { 200: { description: 'Demonstrations', component: 'DemonstrationList' }, 404: { description: 'Unknown policy' } },
       handler: async ({ caller, params }) => {
         await requirePolicy(caller.tenant, params.id);
-        return { demonstrations: await deps.memory.list(caller.tenant, params.id) };
+        return { demonstrations: await deps.shardOf(caller.tenant).memory.list(caller.tenant, params.id) };
       },
     }),
     route({
@@ -53,7 +53,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown policy' } },
       handler: async ({ caller, params, reply }) => {
         await requirePolicy(caller.tenant, params.id);
-        await deps.memory.seed(caller.tenant, params.id, [], { replace: true, source: 'api' });
+        await deps.shardOf(caller.tenant).memory.seed(caller.tenant, params.id, [], { replace: true, source: 'api' });
         return reply.code(204).send();
       },
     }),
@@ -68,7 +68,7 @@ export function demonstrationRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown policy or demonstration' } },
       handler: async ({ caller, params, reply }) => {
         await requirePolicy(caller.tenant, params.id);
-        if (!(await deps.memory.delete(caller.tenant, params.id, params.demoId))) throw new NotFoundError('demonstration', params.demoId);
+        if (!(await deps.shardOf(caller.tenant).memory.delete(caller.tenant, params.id, params.demoId))) throw new NotFoundError('demonstration', params.demoId);
         return reply.code(204).send();
       },
     }),

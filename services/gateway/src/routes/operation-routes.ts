@@ -23,7 +23,7 @@ export function operationRoutes(deps: GatewayDeps, document: () => Record<string
       auth: 'none',
       responses: { 200: { description: 'Ready', component: 'Ready' }, 503: { description: 'Not ready', component: 'Ready' } },
       handler: async ({ reply }) => {
-        const readiness = await checkReadiness(deps.redis, deps.queues);
+        const readiness = await checkReadiness(deps.redis, deps.shards.map((shard) => shard.queues));
         return reply.code(readiness.ready ? 200 : 503).send(readiness);
       },
     }),

@@ -7,7 +7,7 @@ import { route, type AnyRouteSpec } from '../route-spec';
 /** Whether a compile id is this tenant's and still running (its first job sits on executor or memory). */
 async function isCompiling(deps: GatewayDeps, tenant: string, id: string): Promise<boolean> {
   for (const stage of ['executor', 'memory'] as const) {
-    const job = await deps.queues.queue(stage).getJob(id);
+    const job = await deps.shardOf(tenant).queues.queue(stage).getJob(id);
     const state = (job?.data as { state?: { tenant?: unknown; purpose?: unknown } } | undefined)?.state;
     if (state?.tenant === tenant && state.purpose === 'compile') return true;
   }
@@ -25,7 +25,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       auth: 'operate',
       responses: { 200: { description: 'Current version of each policy', component: 'PolicyList' } },
       handler: async ({ caller }) => ({
-        policies: (await deps.policies.list(caller.tenant)).map(({ policy, digest }) => ({
+        policies: (await deps.shardOf(caller.tenant).policies.list(caller.tenant)).map(({ policy, digest }) => ({
           id: policy.id,
           version: policy.version,
           digest,
@@ -56,7 +56,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           throw new ValidationError('policy', [{ path: 'id', message: `must equal the id in the path ('${params.id}')` }]);
         }
         const policy = parseOrThrow(PolicySchema, { ...raw, id: params.id }, 'policy');
-        await deps.quotas.assertPolicyRoom(caller.tenant, policy.id);
+        await deps.shardOf(caller.tenant).quotas.assertPolicyRoom(caller.tenant, policy.id);
         return deps.transports.use(caller.tenant, (transport) => transport.putPolicy(policy));
       },
     }),
@@ -73,12 +73,12 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown policy' },
       },
       handler: async ({ caller, params }) => {
-        const registered = await deps.policies.get(caller.tenant, params.id);
-        const [program, shadow] = await Promise.all([deps.programs.getPromoted(caller.tenant, registered.programDigest), deps.policies.getShadow(caller.tenant, params.id)]);
+        const registered = await deps.shardOf(caller.tenant).policies.get(caller.tenant, params.id);
+        const [program, shadow] = await Promise.all([deps.shardOf(caller.tenant).programs.getPromoted(caller.tenant, registered.programDigest), deps.shardOf(caller.tenant).policies.getShadow(caller.tenant, params.id)]);
         const [shadowProgram, report, shadowReport] = await Promise.all([
-          shadow ? deps.programs.getPromoted(caller.tenant, shadow.programDigest) : null,
-          program ? deps.programs.getReport(caller.tenant, registered.programDigest) : null,
-          shadow ? deps.programs.getReport(caller.tenant, shadow.programDigest) : null,
+          shadow ? deps.shardOf(caller.tenant).programs.getPromoted(caller.tenant, shadow.programDigest) : null,
+          program ? deps.shardOf(caller.tenant).programs.getReport(caller.tenant, registered.programDigest) : null,
+          shadow ? deps.shardOf(caller.tenant).programs.getReport(caller.tenant, shadow.programDigest) : null,
         ]);
         return {
           policy: registered.policy,
@@ -101,7 +101,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       params: PolicyParamsSchema,
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown policy' } },
       handler: async ({ caller, params, reply }) => {
-        if (!(await deps.policies.delete(caller.tenant, params.id))) throw new NotFoundError('policy', params.id);
+        if (!(await deps.shardOf(caller.tenant).policies.delete(caller.tenant, params.id))) throw new NotFoundError('policy', params.id);
         return reply.code(204).send();
       },
     }),
@@ -124,8 +124,8 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown policy' },
       },
       handler: async ({ caller, params, query, reply }) => {
-        await deps.policies.get(caller.tenant, params.id);
-        const shadow = query.shadow ? await deps.policies.getShadow(caller.tenant, params.id) : null;
+        await deps.shardOf(caller.tenant).policies.get(caller.tenant, params.id);
+        const shadow = query.shadow ? await deps.shardOf(caller.tenant).policies.getShadow(caller.tenant, params.id) : null;
         if (query.shadow && !shadow) throw new NotFoundError('shadow version of policy', params.id);
         return deps.transports.use(caller.tenant, async (transport) => {
           try {
@@ -154,7 +154,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown compile id' },
       },
       handler: async ({ caller, params, reply }) => {
-        const raw = await deps.results.getCompileResult(caller.tenant, params.id);
+        const raw = await deps.shardOf(caller.tenant).results.getCompileResult(caller.tenant, params.id);
         if (raw) return CompileResultSchema.parse(raw);
         if (await isCompiling(deps, caller.tenant, params.id)) return reply.code(202).send({ id: params.id, status: 'compiling' });
         throw new NotFoundError('compile', params.id);

@@ -9,14 +9,14 @@ import { route, type AnyRouteSpec } from '../route-spec';
 
 /** The version a replay request names, or NotFoundError. */
 async function candidateOf(deps: GatewayDeps, tenant: string, policyId: string, version: string): Promise<{ named: ReplayRecord['candidate']['named']; registered: RegisteredPolicy }> {
-  if (version === 'current') return { named: 'current', registered: await deps.policies.get(tenant, policyId) };
+  if (version === 'current') return { named: 'current', registered: await deps.shardOf(tenant).policies.get(tenant, policyId) };
   if (version === 'shadow') {
-    await deps.policies.get(tenant, policyId);
-    const shadow = await deps.policies.getShadow(tenant, policyId);
+    await deps.shardOf(tenant).policies.get(tenant, policyId);
+    const shadow = await deps.shardOf(tenant).policies.getShadow(tenant, policyId);
     if (!shadow) throw new NotFoundError('shadow version of policy', policyId);
     return { named: 'shadow', registered: shadow };
   }
-  const registered = await deps.policies.getByDigest(tenant, version);
+  const registered = await deps.shardOf(tenant).policies.getByDigest(tenant, version);
   // A digest of another policy would replay this policy's traffic against unrelated rules.
   if (registered.policy.id !== policyId) throw new NotFoundError(`version of policy '${policyId}'`, version);
   return { named: 'digest', registered };
@@ -30,7 +30,7 @@ async function candidateOf(deps: GatewayDeps, tenant: string, policyId: string, 
 async function assertReplayable(deps: GatewayDeps, tenant: string, named: ReplayRecord['candidate']['named'], registered: RegisteredPolicy, llm: boolean): Promise<void> {
   const { policy } = registered;
   if (!policy.requests?.trim()) return; // rails only: the rails decide every check
-  if (policy.mode !== 'per-request' && (await deps.programs.getPromoted(tenant, registered.programDigest))) return;
+  if (policy.mode !== 'per-request' && (await deps.shardOf(tenant).programs.getPromoted(tenant, registered.programDigest))) return;
   const compile = `POST /v1/policies/${policy.id}/compile${named === 'shadow' ? '?shadow=true' : ''}`;
   if (policy.mode === 'compiled') {
     throw new ValidationError('replay', [{ path: 'version', message: `version '${policy.version}' has no verified program, so every replayed check would end NO_COMPILED_PROGRAM: compile it first (${compile})` }]);
@@ -102,7 +102,7 @@ export function replayRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       auth: 'operate',
       params: PolicyParamsSchema,
       responses: { 200: { description: 'Up to 50 replays of the last 7 days', component: 'ReplayList' } },
-      handler: async ({ caller, params }) => ({ replays: await deps.replayStore.list(caller.tenant, params.id) }),
+      handler: async ({ caller, params }) => ({ replays: await deps.shardOf(caller.tenant).replayStore.list(caller.tenant, params.id) }),
     }),
     route({
       method: 'GET',
@@ -117,7 +117,7 @@ export function replayRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown replay id (or another tenant’s)' },
       },
       handler: async ({ caller, params }) => {
-        const record = await deps.replayStore.get(caller.tenant, params.id);
+        const record = await deps.shardOf(caller.tenant).replayStore.get(caller.tenant, params.id);
         if (!record) throw new NotFoundError('replay', params.id);
         return record;
       },

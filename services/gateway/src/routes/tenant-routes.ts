@@ -4,8 +4,9 @@ import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
 
 async function quotasView(deps: GatewayDeps, tenant: string) {
-  const [overrides, inFlight] = await Promise.all([deps.quotas.overrides(tenant), deps.admission.inFlight(tenant)]);
-  return { quotas: { ...deps.quotas.defaults, ...overrides }, overrides, inFlight };
+  const shard = deps.shardOf(tenant);
+  const [overrides, inFlight] = await Promise.all([shard.quotas.overrides(tenant), shard.admission.inFlight(tenant)]);
+  return { quotas: { ...shard.quotas.defaults, ...overrides }, overrides, inFlight };
 }
 
 export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
@@ -62,7 +63,7 @@ export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       responses: { 200: { description: 'The quotas now in force', component: 'QuotasView' }, 404: { description: 'Unknown tenant' } },
       handler: async ({ params, body }) => {
         if (!(await deps.tenants.exists(params.id))) throw new NotFoundError('tenant', params.id);
-        await deps.quotas.setOverrides(params.id, body);
+        await deps.shardOf(params.id).quotas.setOverrides(params.id, body);
         return quotasView(deps, params.id);
       },
     }),

@@ -1,0 +1,33 @@
+import type { Redis } from 'ioredis';
+import { MAX_SHARDS, ShardLayout } from '@guardagent/config';
+import { ConfigError } from '@guardagent/errors';
+import { keys } from './keys';
+
+/**
+ * The deployment's shard layout, as recorded in Redis by the first process that connected. A
+ * tenant's shard follows from the count, so processes with different counts would look for a
+ * tenant's data and queues in different places. So the first process records its count (`configured`,
+ * or one shard when it names none, as a client that never heard of shards), and every later one
+ * either names the same count or takes the recorded one: a process that names another count is
+ * refused (ConfigError naming GUARDAGENT_SHARDS) before it touches a job, instead of stranding jobs
+ * in queues no worker reads.
+ */
+export async function settleShardLayout(redis: Redis, prefix: string, configured?: number): Promise<ShardLayout> {
+  const key = keys(prefix).shardLayout();
+  if (configured !== undefined && !(Number.isInteger(configured) && configured >= 1 && configured <= MAX_SHARDS)) {
+    throw new ConfigError(`GUARDAGENT_SHARDS must be an integer from 1 to ${MAX_SHARDS}, got ${configured}`, { configured });
+  }
+  await redis.set(key, String(configured ?? 1), 'NX');
+  const raw = await redis.get(key);
+  const recorded = Number(raw);
+  if (!Number.isInteger(recorded) || recorded < 1 || recorded > MAX_SHARDS) {
+    throw new ConfigError(`${key} holds '${String(raw).slice(0, 40)}', not a shard count from 1 to ${MAX_SHARDS}`, { key });
+  }
+  if (configured !== undefined && recorded !== configured) {
+    throw new ConfigError(
+      `GUARDAGENT_SHARDS is ${configured} but this deployment's data is laid out in ${recorded} shard(s) (${key}): start every process with GUARDAGENT_SHARDS=${recorded} (or, if the deployment holds no data yet, delete ${key})`,
+      { configured, recorded },
+    );
+  }
+  return new ShardLayout(prefix, recorded);
+}
