@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { QueueTransport } from '@guardagent/client';
 import { Queue } from 'bullmq';
-import { keyPrefixFor } from '@guardagent/config';
+import { ShardLayout, keyPrefixFor } from '@guardagent/config';
 import { createRedisConnection } from '@guardagent/queue';
 import { REPO_ROOT, spawnService, type SpawnedNode } from './children';
 import { waitFor } from './wait-for';
@@ -38,14 +38,14 @@ export function startExecutor(options: {
   return { ...node, countFile };
 }
 
-/** Wait until `count` BullMQ workers listen on the executor queue of this prefix. */
-export async function waitForExecutors(redisUrl: string, prefix: string, count: number): Promise<void> {
+/** Wait until `count` BullMQ workers listen on the executor queue of this prefix (of each of its `shards`). */
+export async function waitForExecutors(redisUrl: string, prefix: string, count: number, shards = 1): Promise<void> {
   const connection = createRedisConnection(redisUrl, 'worker', 'bench-wait');
-  const queue = new Queue('executor', { connection, prefix: keyPrefixFor(prefix, redisUrl) });
+  const queues = new ShardLayout(keyPrefixFor(prefix, redisUrl), shards).prefixes.map((shardPrefix) => new Queue('executor', { connection, prefix: shardPrefix }));
   try {
-    await waitFor(async () => (await queue.getWorkersCount()) >= count, 60_000, `${count} executor process(es)`, 100);
+    for (const queue of queues) await waitFor(async () => (await queue.getWorkersCount()) >= count, 60_000, `${count} executor process(es)`, 100);
   } finally {
-    await queue.close();
+    await Promise.all(queues.map((queue) => queue.close()));
     connection.disconnect();
   }
 }

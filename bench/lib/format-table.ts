@@ -23,6 +23,7 @@ const LABELS: Record<string, string> = {
   batch_throughput: 'guardagent batch, file to file, 2 executors (jobs/s)',
   decision_log_p50_ratio: 'compiled p50, every decision recorded / log off',
   cluster_throughput: 'chunked checks/s on a local 3-primary Redis Cluster, 1 executor',
+  cluster_sharded_throughput: 'the same in 3 shards (GUARDAGENT_SHARDS=3), 1 executor',
   compiled_p50_vs_raw_hop: 'compiled p50 / raw hop p50 (serial, idle)',
   compiled_vs_raw_throughput: 'compiled / raw hop throughput',
   scaling_2x: '2 executors / 1 executor',

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   memory: async () => (await import('./commands/memory')).registerMemory,
   mcp: async () => (await import('./commands/mcp')).registerMcp,
   keys: async () => (await import('./commands/keys')).registerKeys,
+  shards: async () => (await import('./commands/shards')).registerShards,
 };
 
 // Started by npx / npm exec: npm and the shell it runs us through do not pass on a SIGKILL, so

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { ShardLayout } from '@guardagent/config';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'guardagent.mjs');
@@ -38,7 +40,7 @@ describe('guardagent CLI', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     const listed = [...help.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]);
-    expect(listed).toEqual(['up', 'check', 'compile', 'batch', 'feedback', 'eval', 'demo', 'approve', 'log', 'replay', 'memory', 'mcp', 'keys', 'help']);
+    expect(listed).toEqual(['up', 'check', 'compile', 'batch', 'feedback', 'eval', 'demo', 'approve', 'log', 'replay', 'memory', 'mcp', 'keys', 'shards', 'help']);
     const typo = await run(['bacth', '--in', 'x']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toMatch(/unknown command 'bacth'[\s\S]*Did you mean batch\?/);
@@ -121,5 +123,32 @@ describe('guardagent CLI', () => {
     const noRedis = await run(['memory', 'list', '--policy', 'x'], { REDIS_URL: '' });
     expect(noRedis.code).toBe(2);
     expect(noRedis.stderr).toMatch(/REDIS_URL/);
+  });
+
+  it("shards prints each shard's prefix and wait lists and a tenant's shard; memory works in the tenant's shard; another count is refused", async () => {
+    const prefix = uniquePrefix('cli-shards');
+    const env = { REDIS_URL: testRedisUrl(), GUARDAGENT_PREFIX: prefix, GUARDAGENT_SHARDS: '3' };
+    const shown = await run(['shards', '--tenant', 'acme'], env);
+    expect(shown.code).toBe(0);
+    const report = JSON.parse(shown.stdout);
+    const layout = new ShardLayout(prefix, 3);
+    expect(report.count).toBe(3);
+    expect(report.shards.map((s: { prefix: string }) => s.prefix)).toEqual(layout.prefixes);
+    expect(report.shards[1].waitLists.executor).toBe(`${layout.prefixes[1]}:executor:wait`);
+    expect(report.tenant).toEqual({ id: 'acme', shard: layout.shardOf('acme') });
+
+    const file = join(dir, 'shard-demos.json');
+    writeFileSync(file, JSON.stringify([{ input: 'a', output: 'b', plan: 'p', code: 'return { deny: false };' }]));
+    expect(JSON.parse((await run(['memory', 'seed', '--policy', 'x', '--tenant', 'acme', '--file', file], env)).stdout)).toMatchObject({ added: 1 });
+    const redis = new Redis(testRedisUrl());
+    try {
+      const stored = await redis.keys(`${prefix}*:acme:demos:x`);
+      expect(stored).toEqual([`${layout.prefixOf('acme')}:acme:demos:x`]);
+    } finally {
+      redis.disconnect();
+    }
+    const other = await run(['shards'], { ...env, GUARDAGENT_SHARDS: '2' });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/GUARDAGENT_SHARDS is 2 but this deployment's data is laid out in 3 shard/);
   });
 });
