@@ -19,7 +19,8 @@ export async function settleShardLayout(redis: Redis, prefix: string, configured
   }
   await redis.set(key, String(configured ?? 1), 'NX');
   const raw = await redis.get(key);
-  const recorded = Number(raw);
+  // Only the digits this function writes count as a record (not '1e1', not ' 2').
+  const recorded = raw !== null && /^[0-9]{1,2}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(recorded) || recorded < 1 || recorded > MAX_SHARDS) {
     throw new ConfigError(`${key} holds '${String(raw).slice(0, 40)}', not a shard count from 1 to ${MAX_SHARDS}`, { key });
   }
