@@ -20,6 +20,15 @@ export const GuardConfigSchema = z.object({
    * the same count, which the first process records in Redis (see checkShardLayout).
    */
   shards: z.coerce.number().int().min(1).max(MAX_SHARDS).default(1),
+  /**
+   * The shards this process's workers serve (`0,2`), for pinning workers to shards; absent: all.
+   * Every shard still needs some process serving each stage (the gateway's /readyz says which).
+   */
+  workerShards: z
+    .string()
+    .regex(/^\s*\d{1,2}\s*(,\s*\d{1,2}\s*)*$/, 'must be shard numbers separated by commas, e.g. 0,2')
+    .transform((list) => [...new Set(list.split(',').map((n) => Number(n.trim())))].sort((a, b) => a - b))
+    .optional(),
   resultTtlSeconds: positiveInt(86_400),
   maxDebugRounds: z.coerce.number().int().min(0).max(10).default(3),
   concurrency: z.object({
@@ -83,6 +92,7 @@ const ENV_NAMES: Record<string, string> = {
   redisUrl: 'REDIS_URL',
   prefix: 'GUARDAGENT_PREFIX',
   shards: 'GUARDAGENT_SHARDS',
+  workerShards: 'GUARDAGENT_WORKER_SHARDS',
   resultTtlSeconds: 'GUARDAGENT_RESULT_TTL_SECONDS',
   maxDebugRounds: 'GUARDAGENT_MAX_DEBUG_ROUNDS',
   'concurrency.executor': 'GUARDAGENT_EXECUTOR_CONCURRENCY',
@@ -124,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: read('redisUrl'),
     prefix: read('prefix'),
     shards: read('shards'),
+    workerShards: read('workerShards'),
     resultTtlSeconds: read('resultTtlSeconds'),
     maxDebugRounds: read('maxDebugRounds'),
     concurrency: {
@@ -170,6 +181,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`, { problems });
   }
   const config = { ...parsed.data, ...overrides };
+  const outside = config.workerShards?.filter((shard) => shard >= config.shards) ?? [];
+  if (outside.length > 0) {
+    const problem = `GUARDAGENT_WORKER_SHARDS: shard ${outside.join(', ')} does not exist (GUARDAGENT_SHARDS is ${config.shards}: shards 0 to ${config.shards - 1})`;
+    throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
+  }
   // On a cluster every key carries the prefix as a hash tag (see keyPrefixFor).
   return { ...config, prefix: keyPrefixFor(config.prefix, config.redisUrl) };
 }

@@ -63,3 +63,18 @@ describe('GUARDAGENT_SHARDS', () => {
     }
   });
 });
+
+describe('GUARDAGENT_WORKER_SHARDS', () => {
+  it('reads a list of shards (sorted, once each); absent means all', () => {
+    expect(loadConfig({ GUARDAGENT_SHARDS: '4' }).workerShards).toBeUndefined();
+    expect(loadConfig({ GUARDAGENT_SHARDS: '4', GUARDAGENT_WORKER_SHARDS: ' 3, 0,3 ' }).workerShards).toEqual([0, 3]);
+  });
+
+  it('refuses what is not a list of existing shards, naming the variable', () => {
+    for (const value of ['a', '0;1', '1,', '-1', '0,,1', '1.5']) {
+      expect(() => loadConfig({ GUARDAGENT_SHARDS: '4', GUARDAGENT_WORKER_SHARDS: value })).toThrow(/GUARDAGENT_WORKER_SHARDS/);
+    }
+    expect(() => loadConfig({ GUARDAGENT_SHARDS: '2', GUARDAGENT_WORKER_SHARDS: '0,2' })).toThrow(/GUARDAGENT_WORKER_SHARDS: shard 2 does not exist \(GUARDAGENT_SHARDS is 2/);
+    expect(() => loadConfig({ GUARDAGENT_WORKER_SHARDS: '1' })).toThrow(/shard 1 does not exist/);
+  });
+});

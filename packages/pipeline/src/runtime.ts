@@ -36,7 +36,7 @@ export interface Runtime {
   config: GuardConfig;
   redis: Redis;
   layout: ShardLayout;
-  /** One per shard, in shard order; workers are started for each. */
+  /** One per shard, in shard order; workers are started for each (or for GUARDAGENT_WORKER_SHARDS). */
   shards: readonly RuntimeShard[];
   /** The shard a tenant's data and jobs live in. */
   shardOf(tenant: string): RuntimeShard;
@@ -163,7 +163,9 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       // The executor runs guard code: start its sandbox workers now rather than on the first check.
       if (stages.includes('executor')) sandboxLazy();
       const started: Worker[] = [];
-      for (const shard of shards) {
+      // GUARDAGENT_WORKER_SHARDS pins this process's workers to some shards (default: all).
+      const served = config.workerShards ? shards.filter((_, i) => config.workerShards!.includes(i)) : shards;
+      for (const shard of served) {
         const stageRuntime: StageWorkerRuntime = {
           deps: shard.deps,
           queues: shard.queues,
@@ -176,9 +178,9 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
           stalledIntervalMs: config.stalledIntervalMs,
           decisionLog: config.decisionLog.record,
         };
-        // A stage's concurrency is the process's, shared by its shards' workers (each takes its
-        // share), so more shards never means more jobs held in memory at once.
-        started.push(...stages.map((stage) => startStageWorker(stage, stageRuntime, Math.ceil(config.concurrency[stage] / shards.length))));
+        // A stage's concurrency is the process's, shared by the workers of the shards it serves
+        // (each takes its share), so more shards never means more jobs held in memory at once.
+        started.push(...stages.map((stage) => startStageWorker(stage, stageRuntime, Math.ceil(config.concurrency[stage] / served.length))));
         if (stages.length > 0) sweepers.push(startFailedJobSweeper(stageRuntime, stages));
       }
       workers.push(...started);
