@@ -17,18 +17,7 @@ export interface ClusterOptions {
   workDir: string;
 }
 
-interface ClusterBurst {
-  primaries: number;
-  shards: number;
-  tenants: number;
-  executors: number;
-  seconds: number;
-  errors: number;
-  wrong: number;
-  p50_ms: number;
-  p99_ms: number;
-  cpu: CpuSplit;
-}
+type ClusterBurst = ReturnType<typeof burstStats> & { primaries: number; shards: number; tenants: number; executors: number; cpu: CpuSplit };
 
 export interface ClusterResult {
   cluster_throughput: number;

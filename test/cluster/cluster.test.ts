@@ -12,6 +12,7 @@ import { parsePolicyText, type GuardJobInput, type PolicyInput } from '@guardage
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
 import { REPO_ROOT, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
 import { killExecutorMidChunk } from '../helpers/killed-chunk';
+import { refundsPolicy } from '../helpers/refunds-policy';
 
 // The main end-to-end paths against a real local Redis Cluster of three primaries (no replicas),
 // in one shard (every key and queue under the prefix's hash tag) and in three (each tenant's keys
@@ -29,16 +30,7 @@ const refund = (amount: number, extra: Partial<GuardJobInput> = {}): GuardJobInp
   action: { kind: 'tool_call', tool: 'issue_refund', args: { user_id: 'u-1', amount, reason: 'broken item' } },
   ...extra,
 });
-const refunds: PolicyInput = {
-  id: 'refunds',
-  requests: 'Deny any refund over 100.',
-  mode: 'compiled',
-  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
-  examples: [
-    { input: 'r', context: { amount: 500 }, label: 1 },
-    { input: 'r', context: { amount: 5 }, label: 0 },
-  ],
-};
+const refunds = refundsPolicy;
 const hotelAge: PolicyInput = {
   id: 'hotel-age',
   requests: 'Users under 18 cannot book a hotel.',

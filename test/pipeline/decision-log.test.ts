@@ -6,21 +6,12 @@ import { QueueTransport } from '@guardagent/client';
 import { DecisionLog, ResultStore } from '@guardagent/queue';
 import { parsePolicyText, type Decision, type DecisionLogEntry, type PolicyInput } from '@guardagent/schemas';
 import { startFakeLlmServer, testDecision, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
+import { refundsPolicy } from '../helpers/refunds-policy';
 import { REPO_ROOT, startTestStack, testLlm, waitFor, type TestStack } from '../helpers/pipeline-stack';
 
 const refundDesk = { ...parsePolicyText(readFileSync(join(REPO_ROOT, 'examples/policies/refund-desk.yaml'), 'utf8')), decisionLog: true };
 const agent = { id: 'u-1', roles: ['support_agent'], attributes: { email: 'ann@example.com' } };
-const refunds: PolicyInput = {
-  id: 'refunds',
-  requests: 'Deny any refund over 100.',
-  mode: 'compiled',
-  decisionLog: true,
-  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
-  examples: [
-    { input: 'r', context: { amount: 500 }, label: 1 },
-    { input: 'r', context: { amount: 5 }, label: 0 },
-  ],
-};
+const refunds: PolicyInput = { ...refundsPolicy, decisionLog: true };
 const hotelAge: PolicyInput = { id: 'hotel-age', requests: 'Users under 18 cannot book a hotel.', mode: 'per-request', decisionLog: true };
 const unrecorded: PolicyInput = { ...refunds, id: 'unrecorded', decisionLog: undefined };
 

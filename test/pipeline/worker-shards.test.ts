@@ -4,21 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
 import { QueueTransport } from '@guardagent/client';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
-import type { PolicyInput } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix, waitFor } from '@guardagent/testing';
+import { refundsPolicy } from '../helpers/refunds-policy';
 
 // Workers pinned to shards (GUARDAGENT_WORKER_SHARDS): a process serves only its shards' queues,
 // so a tenant's checks wait until some process serves the tenant's shard, then are decided.
-const refunds: PolicyInput = {
-  id: 'refunds',
-  requests: 'Deny any refund over 100.',
-  mode: 'compiled',
-  program: "return Number(context.amount) > 100 ? { deny: true, reasons: ['over 100'] } : { deny: false };",
-  examples: [
-    { input: 'r', context: { amount: 500 }, label: 1 },
-    { input: 'r', context: { amount: 5 }, label: 0 },
-  ],
-};
+const refunds = refundsPolicy;
 
 const prefix = uniquePrefix('pinned');
 const base = { redisUrl: testRedisUrl(), prefix, shards: 2 };
