@@ -17,8 +17,14 @@ export async function settleShardLayout(redis: Redis, prefix: string, configured
   if (configured !== undefined && !(Number.isInteger(configured) && configured >= 1 && configured <= MAX_SHARDS)) {
     throw new ConfigError(`GUARDAGENT_SHARDS must be an integer from 1 to ${MAX_SHARDS}, got ${configured}`, { configured });
   }
-  await redis.set(key, String(configured ?? 1), 'NX');
-  const raw = await redis.get(key);
+  // Read first and write only when nothing is recorded: a recorded deployment's processes then
+  // connect with no write at all, also while Redis is at maxmemory (it refuses every SET then,
+  // and a client's submits must be refused with STORE_FULL, not its connect).
+  let raw = await redis.get(key);
+  if (raw === null) {
+    await redis.set(key, String(configured ?? 1), 'NX');
+    raw = await redis.get(key);
+  }
   // Only the digits this function writes count as a record (not '1e1', not ' 2').
   const recorded = raw !== null && /^[0-9]{1,2}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(recorded) || recorded < 1 || recorded > MAX_SHARDS) {

@@ -16,6 +16,23 @@ describe("the deployment's recorded shard count", () => {
     expect((await settleShardLayout(redis, prefix)).prefixes).toEqual(first.prefixes);
   });
 
+  it('reads a recorded layout without writing (a process may connect while Redis refuses writes)', async () => {
+    const prefix = uniquePrefix('layout');
+    await settleShardLayout(redis, prefix, 3);
+    // A user that may only read: what every connection is while Redis is at maxmemory.
+    const user = `reader-${prefix}`;
+    await redis.acl('SETUSER', user, 'on', '>secret', '~*', '&*', '+@read', '+@connection');
+    const reader = new Redis(testRedisUrl(), { username: user, password: 'secret' });
+    try {
+      await expect(reader.set('anything', '1')).rejects.toThrow(/NOPERM/);
+      expect((await settleShardLayout(reader, prefix, 3)).count).toBe(3);
+      expect((await settleShardLayout(reader, prefix)).count).toBe(3);
+    } finally {
+      reader.disconnect();
+      await redis.acl('DELUSER', user);
+    }
+  });
+
   it('records one shard for a client that names none on a fresh deployment, so a service with another count then refuses', async () => {
     const prefix = uniquePrefix('layout');
     expect((await settleShardLayout(redis, prefix)).prefixes).toEqual([prefix]);
