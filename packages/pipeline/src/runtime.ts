@@ -64,7 +64,15 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   outage.watch(redis);
   outage.watch(workerConnection);
   await Promise.all([waitUntilReady(redis), waitUntilReady(workerConnection)]);
-  const layout = await settleShardLayout(redis, config.prefix, config.shards);
+  let layout: ShardLayout;
+  try {
+    layout = await settleShardLayout(redis, config.prefix, config.shards);
+  } catch (error) {
+    // Refused (another shard count recorded): leave no connection behind.
+    redis.disconnect();
+    workerConnection.disconnect();
+    throw error;
+  }
 
   const llm = options.llm !== undefined ? options.llm : (() => {
     const llmConfig = llmConfigFromEnv();
