@@ -65,8 +65,10 @@ export class ProgramStore {
 
   async promote(tenant: string, program: PromotedProgram): Promise<void> {
     await this.redis.set(this.keys.program(tenant, program.programDigest), JSON.stringify(program));
-    await this.saveReport(tenant, program.programDigest, program.report);
+    // At once, before the next round trip: from the SET on, clients see the program, and a check
+    // they send must not find this process still remembering a miss.
     this.misses.delete(`${tenant}:${program.programDigest}`);
+    await this.saveReport(tenant, program.programDigest, program.report);
   }
 
   /** A program that no longer passes verification stops deciding (fail closed, or per-request in auto mode). */
