@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // A terminal gets vitest's live view; a pipe or CI log also gets a running count (see the file).
+    reporters: process.stdout.isTTY ? ['default'] : ['default', './test/setup/progress-reporter.ts'],
   },
 });
