@@ -155,7 +155,10 @@ async function runProbe(env: Record<string, string>): Promise<string> {
     "const traceId = await withSpan('probe-span', {}, async (span) => span.spanContext().traceId);",
     'await handle.forceFlush();',
     'await handle.shutdown();',
-    'process.stdout.write(traceId);',
+    // Whether OpenTelemetry's SDK was loaded at all (it is loaded only when spans are exported).
+    "const { createRequire } = await import('node:module');",
+    "const sdkLoaded = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/@opentelemetry/sdk-node/'));",
+    'process.stdout.write(`${traceId} ${sdkLoaded}`);',
   ].join('\n');
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
@@ -169,8 +172,11 @@ async function runProbe(env: Record<string, string>): Promise<string> {
   child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`probe exited with ${code}: ${err}`);
-  return out.trim();
+  const [traceId, sdkLoaded] = out.trim().split(' ');
+  lastProbeLoadedSdk = sdkLoaded === 'true';
+  return traceId;
 }
+let lastProbeLoadedSdk: boolean | undefined;
 
 describe('standard variables the SDK honours', () => {
   it('OTEL_SERVICE_NAME overrides the service name a process gives itself', async () => {
@@ -199,5 +205,14 @@ describe('standard variables the SDK honours', () => {
     const before = exports.length;
     await runProbe(otelEnv({ OTEL_SDK_DISABLED: 'true' }));
     expect(exports.length).toBe(before);
+    expect(lastProbeLoadedSdk).toBe(false);
+  });
+
+  it("loads the SDK's packages only when spans are exported (they cost every process ~0.45 s to load)", async () => {
+    await runProbe(otelEnv());
+    expect(lastProbeLoadedSdk).toBe(true);
+    expect(Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))).toEqual([]);
+    await runProbe({});
+    expect(lastProbeLoadedSdk).toBe(false);
   });
 });
