@@ -9,12 +9,16 @@ const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0
 describe('the Node releases the README promises are the ones CI runs', () => {
   const ciRun = read('.ci/run');
   const readme = read('README.md');
-  const ciExtra = (/GUARDAGENT_CI_NODES:-([0-9. ]+)\}/.exec(ciRun)?.[1] ?? '').trim().split(/\s+/);
+  const full = /GUARDAGENT_CI_FULL_NODE:-([0-9.]+)\}/.exec(ciRun)?.[1] ?? '';
+  const smoke = (/GUARDAGENT_CI_SMOKE_NODES:-([a-z0-9. ]+)\}/.exec(ciRun)?.[1] ?? '').trim().split(/\s+/);
+  const ciExtra = [full, ...smoke.filter((release) => release !== 'machine')];
   const section = readme.slice(readme.indexOf('## Supported platforms'), readme.indexOf('\n## ', readme.indexOf('## Supported platforms') + 5));
   const readmeRows = [...section.matchAll(/^\| (\d+)\.(\d+)/gm)].map((m) => `${m[1]}.${m[2]}`);
 
-  it('CI tests the machine Node plus the releases in the README table, by exact version', () => {
+  it('CI tests the machine Node plus the releases in the README table, by exact version; the whole suite on the newest', () => {
+    expect(smoke).toContain('machine');
     expect(ciExtra.length).toBeGreaterThanOrEqual(2);
+    expect(major(full)).toBe(Math.max(...readmeRows.map(major)));
     for (const release of ciExtra) {
       expect(release).toMatch(/^\d+\.\d+\.\d+$/);
       expect(readmeRows).toContain(release.split('.').slice(0, 2).join('.'));
