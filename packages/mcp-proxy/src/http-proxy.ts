@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { GuardTransport, SubjectInput } from '@guardagent/client';
+import type { SubjectInput } from '@guardagent/client';
 import type { Policy } from '@guardagent/schemas';
 import { ApprovalMemory } from './approval-memory';
-import { CallGuard } from './call-guard';
+import { CallGuard, type CheckingTransport } from './call-guard';
 import { createGuardedServer } from './guarded-server';
+import { ToolVerdicts } from './tool-catalogue';
 import type { ToolNames } from './tool-names';
 import { toolVisibility } from './tool-visibility';
 import type { Upstream } from './upstream';
@@ -24,7 +25,7 @@ export interface HttpProxyOptions {
   /** Resolves a bearer key to its caller, or null for an unknown key. */
   authenticate(bearerKey: string): Promise<HttpCaller | null>;
   /** The guard transport of a tenant (jobs are submitted under that tenant). */
-  transportFor(tenant: string): Promise<GuardTransport>;
+  transportFor(tenant: string): Promise<CheckingTransport>;
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
@@ -75,12 +76,15 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const log = options.log ?? (() => undefined);
   const sessions = new Map<string, Session>();
   const approvalsByTenant = new Map<string, ApprovalMemory>();
+  const verdictsByTenant = new Map<string, ToolVerdicts>();
   const now = options.now ?? Date.now;
   const idleMs = options.idleMs ?? 30 * 60_000;
 
   const openSession = async (caller: HttpCaller): Promise<StreamableHTTPServerTransport> => {
     let approvals = approvalsByTenant.get(caller.tenant);
     if (!approvals) approvalsByTenant.set(caller.tenant, (approvals = new ApprovalMemory()));
+    let toolVerdicts = verdictsByTenant.get(caller.tenant);
+    if (!toolVerdicts) verdictsByTenant.set(caller.tenant, (toolVerdicts = new ToolVerdicts()));
     const guard = new CallGuard({
       transport: await options.transportFor(caller.tenant),
       policy: options.policy,
@@ -93,6 +97,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       names: options.names,
       guard,
       visibility: toolVisibility(options.policy, caller.subject.roles ?? []),
+      toolVerdicts,
       log,
     });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
