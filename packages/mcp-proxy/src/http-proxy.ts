@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { SubjectInput } from '@guardagent/client';
 import type { Policy } from '@guardagent/schemas';
 import { ApprovalMemory } from './approval-memory';
-import { CallGuard, type CheckingTransport } from './call-guard';
+import { CallGuard, type CheckingTransport, type JobAdmission } from './call-guard';
 import { createGuardedServer } from './guarded-server';
 import { ToolVerdicts } from './tool-catalogue';
 import type { ToolNames } from './tool-names';
@@ -22,10 +22,18 @@ export interface HttpProxyOptions {
   upstreams: readonly Upstream[];
   names: ToolNames;
   policy: Policy;
-  /** Resolves a bearer key to its caller, or null for an unknown key. */
-  authenticate(bearerKey: string): Promise<HttpCaller | null>;
+  /**
+   * Resolves a bearer key to its caller; null for an unknown key (401); `{ forbidden }` for a
+   * valid key this proxy does not serve (403 with that message).
+   */
+  authenticate(bearerKey: string): Promise<HttpCaller | null | { forbidden: string }>;
   /** The guard transport of a tenant (jobs are submitted under that tenant). */
   transportFor(tenant: string): Promise<CheckingTransport>;
+  /**
+   * The tenant's quota admission (the gateway's CheckAdmission): every guard job of its sessions
+   * goes through it. Without it, the proxy enforces no quota.
+   */
+  admissionFor?(tenant: string): JobAdmission | Promise<JobAdmission>;
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
@@ -114,6 +122,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       subject: caller.subject,
       approvals: perTenant(approvalsByTenant, caller.tenant, () => new ApprovalMemory()),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.admissionFor ? { admission: await options.admissionFor(caller.tenant) } : {}),
     });
     const server = createGuardedServer({
       upstreams: options.upstreams,
@@ -157,15 +166,17 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     if (url.pathname !== path) return refuse(res, 404, 'Not found');
     const match = BEARER.exec(req.headers.authorization ?? '');
     const key = match?.[1];
-    let caller: HttpCaller | null = null;
+    let found: HttpCaller | null | { forbidden: string } = null;
     try {
-      caller = key && key.length <= MAX_KEY_CHARS ? await options.authenticate(key) : null;
+      found = key && key.length <= MAX_KEY_CHARS ? await options.authenticate(key) : null;
     } catch (error) {
       // The key store (Redis) is unreachable: no one is let in, and the client may retry.
       log('authentication unavailable', { error: (error as Error)?.message });
       return refuse(res, 503, 'Authentication is unavailable; retry later');
     }
-    if (!caller) return refuse(res, 401, 'Send Authorization: Bearer <apiKey> with a valid key', { 'www-authenticate': 'Bearer' });
+    if (!found) return refuse(res, 401, 'Send Authorization: Bearer <apiKey> with a valid key', { 'www-authenticate': 'Bearer' });
+    if ('forbidden' in found) return refuse(res, 403, found.forbidden);
+    const caller = found;
 
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
