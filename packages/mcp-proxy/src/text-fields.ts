@@ -72,11 +72,16 @@ function encodeBlobText(text: string, encoding: TextEncoding): string {
   }
 }
 
+/** A number shorter than this (as text) cannot be a phone, card, SSN or account number: not a field. */
+const MIN_NUMBER_CHARS = 7;
+
 /** Collects the fields of one value while copying it, within the bounds. */
 class FieldWalk {
   readonly fields: TextField[] = [];
   private nodes = 0;
   private chars = 0;
+  /** Keys are read once each (an array of records repeats them); they are never rewritten. */
+  private readonly keys = new Set<string>();
 
   constructor(private readonly maxChars: number) {}
 
@@ -99,7 +104,8 @@ class FieldWalk {
       this.add({ path, text: value, readable, write: put });
     } else if (typeof value === 'number') {
       put(value);
-      if (Number.isFinite(value)) this.add({ path, text: String(value), readable: false });
+      const text = String(value);
+      if (Number.isFinite(value) && text.length >= MIN_NUMBER_CHARS) this.add({ path, text, readable: false });
     } else if (value === null || typeof value === 'boolean') {
       put(value);
     } else if (Array.isArray(value)) {
@@ -126,7 +132,10 @@ class FieldWalk {
     let index = 0;
     for (const [key, item] of Object.entries(value)) {
       const at = childPath(path, key, index);
-      this.add({ path: `${at} (key)`, text: key, readable: false });
+      if (!this.keys.has(key)) {
+        this.keys.add(key);
+        this.add({ path: `${at} (key)`, text: key, readable: false });
+      }
       const put = (v: unknown) => setOwn(copy, key, v);
       if (!special?.(key, item, at, put)) this.value(item, at, depth + 1, put, readableKey(key));
       index++;
