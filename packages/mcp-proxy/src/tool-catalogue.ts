@@ -20,26 +20,40 @@ export type ToolVerdict =
 
 /**
  * Decided verdicts on tool entries, by subject and exact content: a catalogue is inspected once,
- * not on every listing or session, and again as soon as an entry changes. Bounded (oldest out).
+ * not on every listing or session, and again as soon as an entry changes. Bounded in entries and
+ * in the characters of the entries it keeps (oldest out), so a server that keeps changing large
+ * entries cannot grow it without end.
  */
 export class ToolVerdicts {
-  private readonly verdicts = new Map<string, ToolVerdict>();
+  private readonly verdicts = new Map<string, { verdict: ToolVerdict; chars: number }>();
+  private chars = 0;
 
-  constructor(private readonly max = 4096) {}
+  constructor(private readonly limits: { maxEntries?: number; maxChars?: number } = {}) {}
 
   get(key: string): ToolVerdict | undefined {
-    const verdict = this.verdicts.get(key);
-    if (verdict) {
+    const kept = this.verdicts.get(key);
+    if (kept) {
       this.verdicts.delete(key);
-      this.verdicts.set(key, verdict);
+      this.verdicts.set(key, kept);
     }
-    return verdict;
+    return kept?.verdict;
   }
 
-  set(key: string, verdict: ToolVerdict): void {
+  /** `chars`: the size of the entry the verdict keeps (0 for a hidden tool's reasons). */
+  set(key: string, verdict: ToolVerdict, chars: number): void {
+    this.delete(key);
+    this.verdicts.set(key, { verdict, chars });
+    this.chars += chars;
+    const maxEntries = this.limits.maxEntries ?? 4096;
+    const maxChars = this.limits.maxChars ?? 16_000_000;
+    while (this.verdicts.size > maxEntries || (this.chars > maxChars && this.verdicts.size > 0)) this.delete(this.verdicts.keys().next().value as string);
+  }
+
+  private delete(key: string): void {
+    const kept = this.verdicts.get(key);
+    if (!kept) return;
     this.verdicts.delete(key);
-    this.verdicts.set(key, verdict);
-    while (this.verdicts.size > this.max) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    this.chars -= kept.chars;
   }
 
   get size(): number {
@@ -59,7 +73,8 @@ export async function vetTool(guard: CallGuard, verdicts: ToolVerdicts, exposed:
   const label = `the catalogue entry of tool '${exposed}'`;
   const flat = toolFields({ ...tool, name: exposed } as Tool & Record<string, unknown>, MAX_TOOL_TEXT_CHARS);
   if (!flat.ok) return { outcome: 'hide', decided: true, reasons: [`${label} cannot be inspected: ${flat.reason}`] };
-  const key = createHash('sha256').update(guard.subjectId).update('\u0000').update(JSON.stringify(flat.copy)).digest('hex');
+  const json = JSON.stringify(flat.copy);
+  const key = createHash('sha256').update(guard.subjectId).update('\u0000').update(json).digest('hex');
   const known = verdicts.get(key);
   if (known) return known;
   const inspection = await inspectFields(guard, flat.fields, { label, context: { mcp: { toolEntry: exposed } } });
@@ -67,7 +82,7 @@ export async function vetTool(guard: CallGuard, verdicts: ToolVerdicts, exposed:
     inspection.outcome === 'pass'
       ? { outcome: 'show', tool: flat.copy, redacted: inspection.redacted }
       : { outcome: 'hide', decided: inspection.decided, reasons: inspection.reasons };
-  if (verdict.outcome === 'show' || verdict.decided) verdicts.set(key, verdict);
+  if (verdict.outcome === 'show' || verdict.decided) verdicts.set(key, verdict, verdict.outcome === 'show' ? json.length : 0);
   return verdict;
 }
 
