@@ -1,8 +1,9 @@
-import type { GuardTransport, SubjectInput } from '@guardagent/client';
-import { GuardAgentError, ValidationError } from '@guardagent/errors';
+import type { AdmitJobs, CheckOptions, SubjectInput } from '@guardagent/client';
+import { GuardAgentError, QuotaExceededError, ValidationError } from '@guardagent/errors';
 import { NOT_YET_APPROVED_REASON } from '@guardagent/rails';
 import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
 import type { ApprovalMemory } from './approval-memory';
+import type { InputFilters } from './inspect-fields';
 
 /** What the proxy knows of the conversation around a call (it never sees the model's messages). */
 export interface CallContext {
@@ -20,19 +21,50 @@ export type CallVerdict =
   | { outcome: 'deny'; decision: Decision | null; reasons: string[] }
   | { outcome: 'pending'; decision: Decision; token: string; expiresAt: string; reasons: string[] };
 
-/** The guard's answer for one text the upstream returned. */
+/**
+ * The guard's answer for one text the upstream returned. `inspected` says the guard read the text
+ * and refused it (false: it could not be inspected at all, e.g. no decision or too large).
+ */
 export type TextVerdict =
   | { outcome: 'pass'; text: string; redacted: boolean }
-  | { outcome: 'block'; reasons: string[] };
+  | { outcome: 'block'; reasons: string[]; inspected: boolean };
+
+/**
+ * Admission of a tenant's guard jobs against its quotas, as the gateway admits its checks
+ * (`@guardagent/quotas` CheckAdmission): both throw QuotaExceededError when the jobs may not be
+ * queued, and nothing is queued then.
+ */
+export interface JobAdmission {
+  /** Admit now or throw. */
+  admit(jobIds: string[]): Promise<void>;
+  /** Wait up to `maxWaitMs` for room (the bucket refills), then admit or throw. */
+  admitWaiting(jobIds: string[], maxWaitMs: number): Promise<void>;
+}
+
+/** The transport's `check`, as QueueTransport takes it: `admit` runs before anything is queued. */
+export interface CheckingTransport {
+  check(job: GuardJobInput, options?: CheckOptions & { admit?: AdmitJobs }): Promise<Decision>;
+}
 
 export interface CallGuardOptions {
-  transport: GuardTransport;
+  transport: CheckingTransport;
   /** The whole policy (sent inline, so each tenant needs no registration step) or a registered id. */
   policy: PolicyInput | string;
   subject: SubjectInput;
   approvals: ApprovalMemory;
   /** How long to wait for a decision (default 10 s); past it the call is undecided. */
   timeoutMs?: number;
+  /**
+   * The tenant's quotas. A call's own check is admitted at once or refused (nothing forwarded);
+   * the checks of what the upstream returns wait for room up to `timeoutMs`, then withhold it.
+   */
+  admission?: JobAdmission;
+}
+
+/** A refusal by the tenant's quotas, said plainly, with when to retry. */
+function quotaMessage(error: QuotaExceededError): string {
+  const retry = typeof error.details.retryAfterSeconds === 'number' ? `; retry in ${error.details.retryAfterSeconds} s` : '';
+  return `the tenant's check quota refused it (QUOTA_EXCEEDED: ${error.message})${retry}`;
 }
 
 const describeError = (error: unknown): string =>
@@ -44,10 +76,30 @@ const describeError = (error: unknown): string =>
  * and presented when the same call comes again.
  */
 export class CallGuard {
-  constructor(private readonly options: CallGuardOptions) {}
+  /** The policy's input filters, when the policy is given whole (to say where a refused text's finding is). */
+  readonly inputFilters: InputFilters;
 
-  private async decide(job: GuardJobInput): Promise<Decision> {
-    return this.options.transport.check(job, { timeoutMs: this.options.timeoutMs ?? 10_000 });
+  constructor(private readonly options: CallGuardOptions) {
+    const input = typeof options.policy === 'object' ? options.policy.rails?.input : undefined;
+    this.inputFilters = {
+      ...(input?.pii ? { piiKinds: input.pii.kinds ?? ['email', 'phone', 'card', 'iban', 'ssn', 'ip', 'secret'] } : {}),
+      ...(input?.injection ? { injectionThreshold: input.injection.threshold ?? 0.5 } : {}),
+    };
+  }
+
+  get subjectId(): string {
+    return this.options.subject.id;
+  }
+
+  private get timeoutMs(): number {
+    return this.options.timeoutMs ?? 10_000;
+  }
+
+  /** `waiting`: the job may wait for the tenant's quota to have room (what an upstream returned); otherwise it is admitted now or refused. */
+  private async decide(job: GuardJobInput, waiting: boolean): Promise<Decision> {
+    const { admission } = this.options;
+    const admit: AdmitJobs | undefined = admission ? (ids) => (waiting ? admission.admitWaiting(ids, this.timeoutMs) : admission.admit(ids)) : undefined;
+    return this.options.transport.check(job, { timeoutMs: this.timeoutMs, ...(admit ? { admit } : {}) });
   }
 
   async checkCall(tool: string, args: JsonObject, context: CallContext): Promise<CallVerdict> {
@@ -70,8 +122,11 @@ export class CallGuard {
     };
     let decision: Decision;
     try {
-      decision = await this.decide(job);
+      decision = await this.decide(job, false);
     } catch (error) {
+      if (error instanceof QuotaExceededError) {
+        return { outcome: 'deny', decision: null, reasons: [`${quotaMessage(error)}; the call was not forwarded`] };
+      }
       // A call the job schema rejects (e.g. arguments past the size limits) is malformed, not
       // undecided: it is refused whatever the failMode.
       if (error instanceof ValidationError) return { outcome: 'deny', decision: null, reasons: [`the call is not a valid guard job: ${error.message}`] };
@@ -96,25 +151,30 @@ export class CallGuard {
   }
 
   /**
-   * Passes one text the upstream returned through the policy's filters at the boundary into the
-   * model (a `message` of role `tool`): PII redaction and prompt-injection detection.
+   * Passes one text an upstream sent through the policy's filters at the boundary into the model
+   * (a `message` of role `tool`): PII redaction and prompt-injection detection. `label` names
+   * the text in reasons ("the result of 'read_file'"); `context` goes into the job's context.
    */
-  async checkText(tool: string, text: string): Promise<TextVerdict> {
-    if (text.length > MAX_TEXT_CHARS) return { outcome: 'block', reasons: [`the result of '${tool}' is larger than ${MAX_TEXT_CHARS} characters and cannot be inspected`] };
+  async checkText(label: string, text: string, context: JsonObject): Promise<TextVerdict> {
+    if (text.length > MAX_TEXT_CHARS) return { outcome: 'block', inspected: false, reasons: [`${label} is larger than ${MAX_TEXT_CHARS} characters and cannot be inspected`] };
     let decision: Decision;
     try {
-      decision = await this.decide({
-        policy: this.options.policy,
-        input: '',
-        output: '',
-        action: { kind: 'message', role: 'tool', text },
-        subject: this.options.subject,
-        context: { mcp: { resultOf: tool } },
-      });
+      decision = await this.decide(
+        {
+          policy: this.options.policy,
+          input: '',
+          output: '',
+          action: { kind: 'message', role: 'tool', text },
+          subject: this.options.subject,
+          context,
+        },
+        true,
+      );
     } catch (error) {
-      return { outcome: 'block', reasons: [`GuardAgent could not inspect the result (${describeError(error)}); the result was withheld`] };
+      const why = error instanceof QuotaExceededError ? quotaMessage(error) : `GuardAgent could not inspect it (${describeError(error)})`;
+      return { outcome: 'block', inspected: false, reasons: [`${label} was withheld: ${why}`] };
     }
-    if (decision.decision !== 'allow') return { outcome: 'block', reasons: decision.reasons.length ? decision.reasons : ['blocked by the guard'] };
+    if (decision.decision !== 'allow') return { outcome: 'block', inspected: true, reasons: decision.reasons.length ? decision.reasons : ['blocked by the guard'] };
     const redacted = decision.redacted?.input;
     return redacted !== undefined ? { outcome: 'pass', text: redacted, redacted: true } : { outcome: 'pass', text, redacted: false };
   }

@@ -1,9 +1,12 @@
 export { ApprovalMemory } from './approval-memory';
-export { CallGuard, type CallGuardOptions, type CallContext, type CallVerdict, type TextVerdict } from './call-guard';
+export { CallGuard, type CallGuardOptions, type CallContext, type CallVerdict, type TextVerdict, type JobAdmission, type CheckingTransport } from './call-guard';
 export { createGuardedServer, type GuardedServerOptions, MAX_LIST_PAGES, MAX_TOOLS } from './guarded-server';
 export { LineStdioServerTransport, MAX_LINE_BYTES } from './line-stdio-transport';
-export { deniedResult, heldResult, withheldResult, upstreamErrorResult } from './refusal-result';
-export { filterToolResult, MAX_RESULT_BLOCKS, type FilteredResult } from './result-filter';
+export { deniedResult, heldResult, withheldResult, withheldErrorResult, upstreamErrorResult } from './refusal-result';
+export { filterToolResult, filterUpstreamError, MAX_RESULT_BLOCKS, MAX_ERROR_CHARS, type FilteredResult, type FilteredError } from './result-filter';
+export { inspectFields, type Inspection, type InputFilters } from './inspect-fields';
+export { resultFields, toolFields, errorFields, decodeBlobText, MAX_FIELD_DEPTH, MAX_FIELD_NODES, type TextField, type Flattened } from './text-fields';
+export { ToolVerdicts, vetTool, MAX_TOOL_TEXT_CHARS, type ToolVerdict } from './tool-catalogue';
 export { startStdioProxy, type StdioProxy } from './stdio-proxy';
 export { ToolNames, UPSTREAM_SEPARATOR, type ToolAddress } from './tool-names';
 export { toolVisibility, type ToolVisibility } from './tool-visibility';

@@ -46,6 +46,16 @@ export function withheldResult(tool: string, reasons: readonly string[]): CallTo
   };
 }
 
+/** The upstream's error message, once it passed the output rails (see filterUpstreamError). */
 export function upstreamErrorResult(tool: string, message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: `The MCP server failed the call to '${tool}': ${message.slice(0, 2000)}` }] };
+  return { isError: true, content: [{ type: 'text', text: `The MCP server failed the call to '${tool}': ${message}` }] };
+}
+
+/** The upstream failed the call and its error message did not pass the output rails. */
+export function withheldErrorResult(tool: string, reasons: readonly string[]): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `The MCP server failed the call to '${tool}'; GuardAgent withheld its error message. Reasons: ${reasons.join('; ')}` }],
+    _meta: { [META_KEY]: { decision: 'deny', phase: 'error' } },
+  };
 }

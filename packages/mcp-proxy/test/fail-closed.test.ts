@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { FILESYSTEM_SERVER, connectStdioProxy, textOf, type ProxyClient } from './mcp-fixture';
+import { FILESYSTEM_SERVER, connectStdioProxy, startWorkers, textOf, type ProxyClient } from './mcp-fixture';
 
 // No decision can be had: no worker serves the queues, or Redis is gone. The proxy refuses the
 // call with the reason, whatever the policy's failMode: that covers only the GuardAgent layer
@@ -20,10 +20,10 @@ const write = (proxy: ProxyClient, name: string) => proxy.client.callTool({ name
 
 let redis: LocalRedis;
 const proxies: ProxyClient[] = [];
-const proxyOn = async (redisUrl: string, failMode: 'open' | 'closed') => {
+const proxyOn = async (redisUrl: string, failMode: 'open' | 'closed', prefix = uniquePrefix('mcpfail')) => {
   const proxy = await connectStdioProxy({
     redisUrl,
-    prefix: uniquePrefix('mcpfail'),
+    prefix,
     timeoutMs: 1500,
     cliArgs: ['--policy', policyFile(failMode), '--subject', subject, '--', process.execPath, FILESYSTEM_SERVER, root],
   });
@@ -61,14 +61,25 @@ describe('guardagent mcp when GuardAgent cannot decide', () => {
     expect(textOf(malformed)).toContain('is not a valid guard job');
   });
 
-  it('refuses the call when Redis is stopped, and keeps serving', async () => {
-    const proxy = await proxyOn(redis.url, 'closed');
+  it('lists nothing it could not inspect: with no worker, the catalogue entry is not shown', async () => {
+    const proxy = await proxyOn(testRedisUrl(), 'closed');
+    expect((await proxy.client.listTools()).tools).toEqual([]);
+  });
+
+  it('refuses the call when Redis is stopped, and keeps serving the catalogue it inspected before', async () => {
+    const prefix = uniquePrefix('mcpfail');
+    const workers = await startWorkers(redis.url, prefix);
+    const proxy = await proxyOn(redis.url, 'closed', prefix);
     expect((await proxy.client.listTools()).tools.map((t) => t.name)).toEqual(['write_file']);
+    await workers.close();
     await redis.stop();
     const refused = await write(proxy, 'redis-down.txt');
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/GuardAgent could not decide \(UNAVAILABLE: .+\); the call was not forwarded/);
+    // The policy lookup the listing just made is still cached, so the submit gets as far as the
+    // micro-batcher, whose retries outlast --timeout: either way no decision, and no call.
+    expect(textOf(refused)).toMatch(/GuardAgent could not decide \((UNAVAILABLE|CHECK_TIMEOUT): .+\); the call was not forwarded/);
     expect(existsSync(join(root, 'redis-down.txt'))).toBe(false);
+    // The entry it inspected before is remembered (by content): listing needs no guard job.
     expect((await proxy.client.listTools()).tools.map((t) => t.name)).toEqual(['write_file']);
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { QueueTransport } from '@guardagent/client';
+import { CheckAdmission } from '@guardagent/quotas';
 import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { ApiKeyStore, callerOfKey, scopeGrants } from '@guardagent/service-gateway';
 import { ConfigError, ValidationError } from '@guardagent/errors';
@@ -12,6 +13,7 @@ import {
   startHttpProxy,
   startStdioProxy,
   toolVisibility,
+  type JobAdmission,
   type Upstream,
   type UpstreamSpec,
 } from '@guardagent/mcp-proxy';
@@ -30,6 +32,8 @@ interface McpOptions {
   tenant: string;
   timeout: string;
   remote?: boolean;
+  maxSessions: string;
+  maxTenantSessions: string;
 }
 
 /** stderr only: on stdio, stdout carries nothing but the protocol. */
@@ -65,13 +69,15 @@ export function registerMcp(program: Command): void {
     .description('guard an MCP server: every tools/call becomes a guard job; forbidden tools are hidden from tools/list')
     .argument('[command...]', 'after --: the command that starts the real MCP server (stdio)')
     .requiredOption('--policy <file>', 'policy file (YAML/JSON)')
-    .option('--subject <file|json>', 'who the agent acts for: { id, roles, attributes } (HTTP: for tenants --subjects does not name)')
+    .option('--subject <file|json>', "who the agent acts for: { id, roles, attributes } (HTTP: for the --tenant's keys, when --subjects does not name it)")
     .option('--subjects <file>', 'HTTP: subject per tenant, { "<tenant id>": { id, roles, attributes } }')
     .option('--port <n>', 'serve MCP streamable HTTP on this port (bearer keys as the gateway takes them) instead of stdio')
     .option('--host <host>', 'HTTP: address to listen on', '127.0.0.1')
     .option('--upstream <[name=]url>', 'a streamable HTTP MCP server to guard (repeatable)', collect, [])
     .option('--name <name>', 'name of the server started by the command, when there are several upstreams')
-    .option('--tenant <id>', 'tenant the guard jobs belong to', 'default')
+    .option('--tenant <id>', 'tenant the guard jobs belong to (HTTP: the one tenant --subject serves)', 'default')
+    .option('--max-sessions <n>', 'HTTP: open sessions at most, in all', '1000')
+    .option('--max-tenant-sessions <n>', 'HTTP: open sessions at most per tenant', '100')
     .option('--timeout <ms>', 'how long to wait for a decision before refusing (fail closed)', '10000')
     .option('--remote', 'use workers already running on REDIS_URL instead of starting them here')
     .action(async (command: string[], options: McpOptions) => {
@@ -127,6 +133,16 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
   await waitUntilReady(redis, 10_000);
   const apiKeys = new ApiKeyStore(redis, stack.config.prefix);
   const transports = new Map<string, Promise<QueueTransport>>();
+  const transportFor = (tenant: string): Promise<QueueTransport> => {
+    let transport = transports.get(tenant);
+    if (!transport) {
+      transport = connectTenant(stack, tenant);
+      transports.set(tenant, transport);
+      transport.catch(() => transports.delete(tenant));
+    }
+    return transport;
+  };
+  const admissions = new Map<string, JobAdmission>();
   const proxy = await startHttpProxy({
     upstreams,
     names,
@@ -134,21 +150,32 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
     port: Number(options.port),
     host: options.host,
     timeoutMs: Number(options.timeout),
+    maxSessions: positiveInteger(options.maxSessions, '--max-sessions'),
+    maxSessionsPerTenant: positiveInteger(options.maxTenantSessions, '--max-tenant-sessions'),
     log,
     async authenticate(key) {
       const caller = await callerOfKey({ adminKey: stack.config.adminKey, apiKeys }, key);
       // Calling tools through the guard is checking; a key without `check` (none today) gets nothing.
-      const subject = caller && scopeGrants(caller.scopes, 'check') ? (subjects.get(caller.tenant) ?? fallback) : null;
-      return caller && subject ? { tenant: caller.tenant, subject } : null;
+      if (!caller || !scopeGrants(caller.scopes, 'check')) return null;
+      // --subject stands for the one tenant the proxy was started for, never for every key.
+      const subject = subjects.get(caller.tenant) ?? (caller.tenant === options.tenant ? fallback : null);
+      return subject ? { tenant: caller.tenant, subject } : { forbidden: `This MCP proxy serves no subject for tenant '${caller.tenant}'` };
     },
-    transportFor(tenant) {
-      let transport = transports.get(tenant);
-      if (!transport) {
-        transport = connectTenant(stack, tenant);
-        transports.set(tenant, transport);
-        transport.catch(() => transports.delete(tenant));
+    transportFor,
+    // The gateway's own admission (same Redis keys under the tenant's shard): a tenant's checks
+    // through the proxy and through the gateway draw on one budget.
+    async admissionFor(tenant) {
+      let admission = admissions.get(tenant);
+      if (!admission) {
+        const shardPrefix = (await transportFor(tenant)).prefix;
+        const check = new CheckAdmission(redis, shardPrefix, stack.config.quotas);
+        admission = {
+          admit: (ids) => check.admit(tenant, ids),
+          admitWaiting: (ids, maxWaitMs) => check.admitWaiting(tenant, ids, { maxWaitMs }),
+        };
+        admissions.set(tenant, admission);
       }
-      return transport;
+      return admission;
     },
   });
   log('serving MCP streamable HTTP', { url: proxy.url, policy: policy.id });
@@ -159,6 +186,12 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
     await Promise.all([...transports.values()].map((t) => t.then((q) => q.close(), () => undefined)));
     redis.disconnect();
   }
+}
+
+function positiveInteger(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ValidationError('mcp', [{ path: flag, message: 'a positive integer' }]);
+  return n;
 }
 
 function connectTenant(stack: LocalStack, tenant: string): Promise<QueueTransport> {
