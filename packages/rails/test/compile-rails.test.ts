@@ -100,10 +100,10 @@ describe('argument schemas', () => {
       type: 'object',
       properties: { p: { type: 'object', properties: {} } },
       anyOf: [{ required: ['p'] }],
-    }) as Record<string, any>;
+    }) as { additionalProperties?: unknown; properties: { p: { additionalProperties?: unknown } } };
     expect(closed.additionalProperties).toBe(false);
     expect(closed.properties.p.additionalProperties).toBe(false);
-    const composed = closeObjectSchemas({ type: 'object', allOf: [{ properties: { a: {} } }] }) as Record<string, any>;
+    const composed = closeObjectSchemas({ type: 'object', allOf: [{ properties: { a: {} } }] }) as { additionalProperties?: unknown };
     expect(composed.additionalProperties).toBeUndefined();
   });
 });

@@ -114,7 +114,12 @@ describe('evaluateRails ordering and failure modes', () => {
   it('a deny ends the job before any store is touched', async () => {
     const limiter = new InMemoryRateLimiter();
     let hits = 0;
-    const counting = { hit: (r: Parameters<InMemoryRateLimiter['hit']>[0]) => (hits++, limiter.hit(r)) };
+    const counting = {
+      hit: (r: Parameters<InMemoryRateLimiter['hit']>[0]) => {
+        hits++;
+        return limiter.hit(r);
+      },
+    };
     const outcome = await evaluateRails(rails, { subject, action: refund(5000) }, { rateLimiter: counting });
     expect(outcome.verdict).toBe('deny');
     expect(outcome.rules).toEqual(['tools.refund.authorize.has-limit']);

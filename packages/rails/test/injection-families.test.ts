@@ -7,7 +7,6 @@ import { cpuMsOf } from './cpu-time';
 // at the policies' default threshold (0.5); and benign look-alikes that must stay under it.
 
 const THRESHOLD = 0.5;
-const flagged = (text: string) => detectInjection(text).score >= THRESHOLD;
 
 const families: Record<string, string[]> = {
   'override and forget': [

@@ -21,6 +21,7 @@ export function toolboxFunctions(packs: readonly ToolboxPack[]): ToolboxFunction
 export interface BuiltToolboxFunction {
   name: string;
   async: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: any function at all; `unknown[]` parameters would not accept functions with typed ones
   fn: (...args: any[]) => unknown;
 }
 

@@ -24,5 +24,6 @@ export interface ToolboxFunction {
   /** True when the function returns a Promise (guard code must `await` it). */
   async: boolean;
   /** Build the callable once per process with its dependencies. */
+  // biome-ignore lint/suspicious/noExplicitAny: any function at all; `unknown[]` parameters would not accept functions with typed ones
   create(deps: ToolboxDeps): (...args: any[]) => unknown;
 }

@@ -21,6 +21,7 @@ const ZERO_WIDTH = /[\u200B\u2060-\u2064\u180E]|(?<=[A-Za-z])[\u200C\u200D](?=[A
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\u180E\uFEFF\u202A-\u202E\u2066-\u2069]|\uDB40[\uDC00-\uDC7F]/g;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,8192}={0,2}/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x00 is the lower bound of the ASCII range this class excludes
 const NON_ASCII = /[^\x00-\x7F]/;
 const MAX_BASE64_CANDIDATES = 32;
 
@@ -148,7 +149,10 @@ function phraseSignals(normalized: string, into: Set<string>): void {
     if (into.has(p.signal)) continue;
     if (p.when) {
       let ok = passed.get(p.when);
-      if (ok === undefined) passed.set(p.when, (ok = p.when.test(normalized)));
+      if (ok === undefined) {
+        ok = p.when.test(normalized);
+        passed.set(p.when, ok);
+      }
       if (!ok) continue;
     }
     if (p.regex.test(normalized)) into.add(p.signal);
@@ -161,8 +165,7 @@ function hiddenTagText(text: string): string | null {
   let decoded = '';
   let found = false;
   TAG_CHAR.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = TAG_CHAR.exec(outsideFlags)) !== null) {
+  for (let m = TAG_CHAR.exec(outsideFlags); m !== null; m = TAG_CHAR.exec(outsideFlags)) {
     found = true;
     const code = m[0].charCodeAt(1) - 0xdc00;
     if (code >= 0x20 && code <= 0x7e) decoded += String.fromCharCode(code);
@@ -182,9 +185,8 @@ function countZeroWidth(text: string): number {
 function decodedBase64Texts(text: string): string[] {
   const out: string[] = [];
   BASE64_RUN.lastIndex = 0;
-  let m: RegExpExecArray | null;
   let seen = 0;
-  while ((m = BASE64_RUN.exec(text)) !== null && seen < MAX_BASE64_CANDIDATES) {
+  for (let m = BASE64_RUN.exec(text); m !== null && seen < MAX_BASE64_CANDIDATES; m = BASE64_RUN.exec(text)) {
     seen++;
     const run = m[0];
     // Mixed case or digits: plain long words (all lowercase letters) are not worth decoding.

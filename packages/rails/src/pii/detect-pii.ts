@@ -27,8 +27,7 @@ function scan(pattern: PiiPattern, text: string, out: PiiFinding[]): void {
   if (pattern.needs && !pattern.needs(text)) return;
   const regex = pattern.regex;
   regex.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = regex.exec(text)) !== null) {
+  for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
     let match = pattern.group ? m[pattern.group] : m[0];
     if (match === undefined) continue;
     const start = pattern.group ? m.index + m[0].lastIndexOf(match) : m.index;

@@ -4,6 +4,7 @@ import { hasNonAscii } from './normalize-text';
 const SEPARATORS = ' .*_\u00b7\u2022|/+~-';
 const SEP = `[${SEPARATORS}]`;
 /** The separators that are ASCII, for the fast test of ASCII text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x00 is the lower bound of the ASCII range this class excludes
 const ASCII_SEP = `[${SEPARATORS.replace(/[^\x00-\x7f]/g, '')}]`;
 
 /**

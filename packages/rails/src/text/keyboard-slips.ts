@@ -129,7 +129,10 @@ const MAX_LISTED_SLIPS = 10;
 export function readSlips(text: string, index: ReadonlyMap<string, readonly string[]>, isWord: (word: string) => boolean): SlipReading {
   // Most texts have no slip: find that out without building a new string.
   let any = false;
-  for (const [word] of text.matchAll(WORD)) if ((any = index.has(word) && !isWord(word))) break;
+  for (const [word] of text.matchAll(WORD)) {
+    any = index.has(word) && !isWord(word);
+    if (any) break;
+  }
   if (!any) return { text, slips: [] };
   const slips: string[] = [];
   const read = text.replace(WORD, (word) => {

@@ -24,11 +24,13 @@ export interface NormalizeOptions {
 
 // Characters that render as nothing (zero-width spaces and joiners, soft hyphen, BOM, bidi
 // controls, variation selectors, tag characters): dropped, so "c\u00ADar" reads as "car".
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each invisible code point (combining ones included) is matched and removed on its own
 const INVISIBLE = /[\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u3164\uFE00-\uFE0F\uFFA0]|\uDB40[\uDD00-\uDDEF]/u;
 const MARK = /\p{M}/u;
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l' };
 const LETTER = /\p{L}/u;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x00 is the lower bound of the ASCII range this class excludes
 const NON_ASCII = /[^\x00-\x7F]/;
 
 /** Whether `text` has a character outside ASCII (then normalizeText has something to fold). */

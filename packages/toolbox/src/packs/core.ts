@@ -48,6 +48,7 @@ const plain = (
   name: string,
   signature: string,
   description: string,
+  // biome-ignore lint/suspicious/noExplicitAny: any function at all; `unknown[]` parameters would not accept functions with typed ones
   fn: (...args: any[]) => unknown,
 ): ToolboxFunction => ({ name, pack: 'core', signature, description, async: false, create: () => fn });
 

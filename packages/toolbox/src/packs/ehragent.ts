@@ -22,6 +22,7 @@ export function ehrSchema(): Record<string, string[]> {
   return Object.fromEntries(Object.entries(EICU_SCHEMA).map(([t, cols]) => [t, [...cols]]));
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any function at all; `unknown[]` parameters would not accept functions with typed ones
 const plain = (name: string, signature: string, description: string, fn: (...args: any[]) => unknown): ToolboxFunction => ({
   name,
   pack: 'ehragent',

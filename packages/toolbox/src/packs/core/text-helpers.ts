@@ -71,7 +71,7 @@ export function parseIdentity(input: string): string | null {
 /** Look a key up ignoring case, surrounding space and the difference between spaces, `_` and `-`. */
 export function lookupKey<T>(record: Record<string, T>, key: string): T | undefined {
   const norm = (s: string): string => s.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
-  if (Object.prototype.hasOwnProperty.call(record, key)) return record[key];
+  if (Object.hasOwn(record, key)) return record[key];
   const wanted = norm(key);
   const hit = Object.keys(record).find((k) => norm(k) === wanted);
   return hit === undefined ? undefined : record[hit];

@@ -101,18 +101,22 @@ class Converter {
     }
     switch (name) {
       case 'AssignStatement':
-        return this.assign(node, out);
+        this.assign(node, out);
+        return;
       case 'UpdateStatement': {
         const [target, value] = children(node).filter(isExpression);
         if (target && value) out.push({ kind: 'assign', targets: [[this.expr(target)]], value: [this.expr(value)], augmented: true });
         return;
       }
       case 'ForStatement':
-        return this.forStatement(node, out);
+        this.forStatement(node, out);
+        return;
       case 'WithStatement':
-        return this.withStatement(node, out);
+        this.withStatement(node, out);
+        return;
       case 'FunctionDefinition':
-        return this.functionDefinition(node, out);
+        this.functionDefinition(node, out);
+        return;
       case 'DecoratedStatement':
         for (const child of children(node)) {
           if (child.name === 'Decorator') out.push({ kind: 'expr', values: [this.decorator(child)] });
@@ -123,7 +127,10 @@ class Converter {
         // An import can rename a database function (`from tools import LoadDB as load`), bring in
         // a way to run code by name, or reach the data past the database functions (os, sqlite3).
         const names = children(node).filter((c) => c.name === 'VariableName').map((c) => this.text(c).toLowerCase());
-        if (names.some((n) => RISKY_IMPORTS.has(n))) return this.skip(node);
+        if (names.some((n) => RISKY_IMPORTS.has(n))) {
+          this.skip(node);
+          return;
+        }
         const outside = importedModules(this.text(node)).filter((m) => !PURE_MODULES.has(m));
         if (outside.length > 0) this.skip(node, `imports ${outside.join(', ')}, which can reach files, processes or the network past the database functions`);
         return;

@@ -4,7 +4,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 
 /** Python's backslash escapes in a (non-raw) literal's text. */
 export function decodeEscapes(raw: string): string {
-  return raw.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\n|[^])/g, (whole, esc: string) => {
+  return raw.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\n|[\s\S])/g, (whole, esc: string) => {
     if (esc === '\n') return '';
     if (esc in SIMPLE_ESCAPES) return SIMPLE_ESCAPES[esc];
     if (esc.length > 1) {

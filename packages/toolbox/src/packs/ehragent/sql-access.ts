@@ -1,6 +1,6 @@
 import sqlite from 'node-sql-parser/build/sqlite.js';
 import { EICU_SCHEMA } from './eicu-schema';
-import { AccessRecorder, normalizeTable } from './access-recorder';
+import { type AccessRecorder, normalizeTable } from './access-recorder';
 
 const SQL_KEYWORDS = new Set([
   'select', 'from', 'where', 'and', 'or', 'not', 'in', 'is', 'null', 'like', 'between', 'as', 'on', 'join', 'inner',

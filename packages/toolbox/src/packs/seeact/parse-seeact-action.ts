@@ -62,7 +62,7 @@ export function parseSeeActAction(outputLog: string): SeeActAction {
   const actionField = lastField(tail, 'ACTION');
   const valueField = lastField(tail, 'VALUE');
 
-  const letter = elementField ? /^[(\[]?([A-Z]{1,2})\b/.exec(elementField.value) : null;
+  const letter = elementField ? /^[([]?([A-Z]{1,2})\b/.exec(elementField.value) : null;
   const element = letter ? letter[1] : null;
   const actionWord = actionField ? /^[A-Za-z_]+/.exec(actionField.value) : null;
   const action = actionWord ? actionWord[0].toUpperCase() : null;

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: a cue's `then` is a RegExp, not a function, so no cue is a thenable
 /**
  * Phrase lexicon behind `classifyTask`: for each task category, the phrases that signal it and the
  * look-alike phrases that must not (masked before matching). Patterns describe meanings (word

@@ -163,7 +163,9 @@ export function readTaskSenses(text: string, skip: ReadonlySet<string>): Partial
   const words = (text.match(WORD) ?? []).slice(0, MAX_WORDS).filter((w) => w.length <= MAX_WORD_CHARS);
   const found: Partial<Record<TaskCategory, Set<string>>> = {};
   const add = (category: TaskCategory | null, term: string) => {
-    if (category) (found[category] ??= new Set()).add(term);
+    if (!category) return;
+    found[category] ??= new Set();
+    found[category].add(term);
   };
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
