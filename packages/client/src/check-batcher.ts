@@ -102,8 +102,12 @@ export class CheckBatcher {
     if (this.open !== chunk) return;
     this.open = null;
     this.options.send(chunk.checks).then(
-      () => chunk.settle.forEach(({ resolve }) => resolve()),
-      (error: unknown) => chunk.settle.forEach(({ reject }) => reject(error)),
+      () => {
+        for (const { resolve } of chunk.settle) resolve();
+      },
+      (error: unknown) => {
+        for (const { reject } of chunk.settle) reject(error);
+      },
     );
   }
 }

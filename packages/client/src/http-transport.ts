@@ -208,7 +208,9 @@ export class HttpTransport implements GuardTransport {
     const compileId = (body as { id: string }).id;
     const result = await this.pollUntil(deadline, async () => {
       const read = await this.request('GET', `/v1/compiles/${encodeURIComponent(compileId)}`, { allow: [202] });
-      return read.status === 200 ? CompileResultSchema.parse(await read.json()) : (await read.body?.cancel(), null);
+      if (read.status === 200) return CompileResultSchema.parse(await read.json());
+      await read.body?.cancel();
+      return null;
     });
     if (!result) throw new CheckTimeoutError(compileId, timeoutMs);
     return result;

@@ -22,7 +22,10 @@ function manualScheduler() {
     pending.push(flush);
     lingers.push(lingerMs);
   };
-  return { schedule, lingers, runAll: () => pending.splice(0).forEach((flush) => flush()) };
+  const runAll = () => {
+    for (const flush of pending.splice(0)) flush();
+  };
+  return { schedule, lingers, runAll };
 }
 
 describe('CheckBatcher (micro-batching at the producer)', () => {

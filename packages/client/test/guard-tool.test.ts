@@ -47,7 +47,10 @@ describe('guardTool', () => {
   it('runs the tool only when the guard allows the call, and sends it as a tool_call action', async () => {
     const calls: unknown[] = [];
     const seen: Decision[] = [];
-    const readAccount = guardTool(async (args: { user_id: string }) => (calls.push(args), { balance: 42 }), {
+    const readAccount = guardTool(async (args: { user_id: string }) => {
+      calls.push(args);
+      return { balance: 42 };
+    }, {
       transport,
       policy: 'desk',
       toolName: 'read_account',

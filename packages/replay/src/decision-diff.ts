@@ -99,7 +99,8 @@ export class DecisionDiffBuilder {
     for (const rule of stopping.length > 0 ? stopping : ['(no rule)']) bump(diff.byRule, rule, kind);
     const roles = entry.job.subject?.roles ?? [];
     for (const role of roles.length > 0 ? roles : ['(no subject)']) bump(diff.byRole, role, kind);
-    const examples = (diff.examples[kind] ??= []);
+    diff.examples[kind] ??= [];
+    const examples = diff.examples[kind];
     if (examples.length < EXAMPLES_PER_KIND) examples.push({ id: entry.id, recorded: before, replayed: now });
   }
 
@@ -109,7 +110,8 @@ export class DecisionDiffBuilder {
 }
 
 function bump(table: DecisionDiff['byRule'], key: string, kind: ChangeKind): void {
-  const row = (table[key] ??= {});
+  table[key] ??= {};
+  const row = table[key];
   row[kind] = (row[kind] ?? 0) + 1;
 }
 

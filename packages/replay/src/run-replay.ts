@@ -74,7 +74,7 @@ export async function runReplay(deps: ReplayDeps, options: ReplayOptions): Promi
     const chunk = queued[0];
     for (;;) {
       deps.signal?.throwIfAborted();
-      const open = chunk.ids.flatMap((id, index) => (chunk.decided[index] ? [] : [index]));
+      const open = chunk.ids.flatMap((_id, index) => (chunk.decided[index] ? [] : [index]));
       const found = await deps.decisions(open.map((index) => chunk.ids[index]));
       let arrived = 0;
       found.forEach((decision, k) => {
@@ -93,7 +93,9 @@ export async function runReplay(deps: ReplayDeps, options: ReplayOptions): Promi
     }
     queued.shift();
     inFlight -= chunk.entries.length;
-    chunk.entries.forEach((entry, index) => builder.add(entry, chunk.decided[index]));
+    chunk.entries.forEach((entry, index) => {
+      builder.add(entry, chunk.decided[index]);
+    });
     await deps.onProgress({ ...progress });
   };
 
