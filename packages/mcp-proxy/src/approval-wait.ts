@@ -36,7 +36,7 @@ export async function offerToWaitForApproval(
   options: ApprovalWaitOptions = {},
 ): Promise<CallVerdict> {
   if (!server.getClientCapabilities()?.elicitation) return held;
-  let answer;
+  let answer: Awaited<ReturnType<Server['elicitInput']>>;
   try {
     answer = await server.elicitInput({
       mode: 'form',

@@ -65,7 +65,9 @@ export function createGuardedServer(options: GuardedServerOptions): Server {
       server.sendToolListChanged().catch(() => undefined);
     }),
   );
-  server.onclose = () => unsubscribe.forEach((off) => off());
+  server.onclose = () => {
+    for (const off of unsubscribe) off();
+  };
 
   const verdicts = options.toolVerdicts ?? new ToolVerdicts();
   /** This session's last vetted listing, by exposed name (visible tools only); null until listed or after a change. */

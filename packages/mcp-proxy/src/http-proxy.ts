@@ -111,7 +111,10 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
 
   const perTenant = <T>(map: Map<string, T>, tenant: string, create: () => T): T => {
     let value = map.get(tenant);
-    if (value === undefined) map.set(tenant, (value = create()));
+    if (value === undefined) {
+      value = create();
+      map.set(tenant, value);
+    }
     return value;
   };
 

@@ -121,7 +121,7 @@ describe('guardagent mcp over streamable HTTP with two upstreams', () => {
     const call = () => client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'approved' } });
     const held = await call();
     expect(held.isError).toBe(true);
-    const token = (held._meta?.['guardagent/decision'] as { approval: { token: string } }).approval.token;
+    const token = (held._meta!['guardagent/decision'] as { approval: { token: string } }).approval.token;
     expect(existsSync(file)).toBe(false);
     const approved = await gatewayCall('/v1/approvals', { token, approver: 'ops-lead', tenant: 'shop' });
     expect(await approved.json()).toEqual({ result: 'approved' });

@@ -87,7 +87,7 @@ describe('malformed JSON-RPC from the client', () => {
     });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(JSON.parse(line));
-      waiters.splice(0).forEach((wake) => wake());
+      for (const wake of waiters.splice(0)) wake();
     });
   });
   afterAll(async () => {

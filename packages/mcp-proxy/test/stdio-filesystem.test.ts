@@ -81,7 +81,7 @@ describe('guardagent mcp over stdio, in front of server-filesystem', () => {
     const result = await proxy.client.callTool({ name: 'write_file', arguments: { path: outside, content: 'x' } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('writes only under notes/');
-    expect((result._meta?.['guardagent/decision'] as { rules: string[] }).rules).toContain('tools.write_file.authorize.notes-only');
+    expect((result._meta!['guardagent/decision'] as { rules: string[] }).rules).toContain('tools.write_file.authorize.notes-only');
     const traversal = await proxy.client.callTool({ name: 'write_file', arguments: { path: `${root}/notes/../evil.txt`, content: 'x' } });
     expect(traversal.isError).toBe(true);
     expect(existsSync(outside)).toBe(false);
@@ -93,7 +93,7 @@ describe('guardagent mcp over stdio, in front of server-filesystem', () => {
     const held = await call();
     expect(held.isError).toBe(true);
     expect(textOf(held)).toContain('writing a script needs approval');
-    const token = (held._meta?.['guardagent/decision'] as { approval: { token: string } }).approval.token;
+    const token = (held._meta!['guardagent/decision'] as { approval: { token: string } }).approval.token;
     expect(textOf(held)).toContain(token);
     expect(existsSync(script)).toBe(false);
 

@@ -90,7 +90,8 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
   const classify = (tenant: string) => {
     let classifier = classifiers.get(tenant);
     if (!classifier && llm) {
-      classifiers.set(tenant, (classifier = cachedClassifier(llm, redis, layout.prefixOf(tenant), tenant)));
+      classifier = cachedClassifier(llm, redis, layout.prefixOf(tenant), tenant);
+      classifiers.set(tenant, classifier);
     }
     return classifier;
   };

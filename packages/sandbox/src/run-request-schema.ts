@@ -24,6 +24,7 @@ export const SandboxToolboxFunctionSchema = z.object({
     .regex(IDENTIFIER, 'must be a JavaScript identifier')
     .refine((n) => !RESERVED_NAMES.has(n), 'is reserved inside the sandbox'),
   async: z.boolean(),
+  // biome-ignore lint/suspicious/noExplicitAny: any function at all; `unknown[]` parameters would not accept functions with typed ones
   fn: z.custom<(...args: any[]) => unknown>((v) => typeof v === 'function', 'expected a function'),
 });
 

@@ -5,6 +5,7 @@ export interface SandboxToolboxFunction {
   name: string;
   /** True when `fn` returns a Promise; guard code must `await` it. */
   async: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: any function at all; `unknown[]` parameters would not accept functions with typed ones
   fn: (...args: any[]) => unknown;
 }
 

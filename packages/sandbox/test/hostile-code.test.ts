@@ -12,7 +12,7 @@ const canary = join(tmpdir(), `guardagent-sandbox-canary-${process.pid}`);
 const host = globalThis as Record<string, unknown>;
 
 /** Guard code that, given whatever `expr` yields, tries to act on the host with it. */
-function escape(expr: string): string {
+function escapeAttempt(expr: string): string {
   return `
     const p = ${expr};
     p.__guardPwned = true;
@@ -49,14 +49,14 @@ describe('hostile code cannot reach the host', () => {
   });
 
   it.each([
-    ['process', escape('process'), 'reference'],
-    ['require', escape(`require('child_process')`), 'reference'],
-    ['this.constructor.constructor', escape(`this.constructor.constructor('return process')()`), 'type'],
-    ['input.constructor.constructor', escape(`input.constructor.constructor('return process')()`), 'reference'],
-    ['toolbox fn constructor', escape(`add.constructor.constructor('return process')()`), 'reference'],
-    ['toolbox error constructor', escape(`(() => { try { failSync(); } catch (e) { return e.constructor.constructor('return process')(); } })()`), 'reference'],
-    ['Function("return this")', escape(`Function('return this')().process`), 'type'],
-    ['async function constructor', escape(`await (async () => {}).constructor('return process')()`), 'reference'],
+    ['process', escapeAttempt('process'), 'reference'],
+    ['require', escapeAttempt(`require('child_process')`), 'reference'],
+    ['this.constructor.constructor', escapeAttempt(`this.constructor.constructor('return process')()`), 'type'],
+    ['input.constructor.constructor', escapeAttempt(`input.constructor.constructor('return process')()`), 'reference'],
+    ['toolbox fn constructor', escapeAttempt(`add.constructor.constructor('return process')()`), 'reference'],
+    ['toolbox error constructor', escapeAttempt(`(() => { try { failSync(); } catch (e) { return e.constructor.constructor('return process')(); } })()`), 'reference'],
+    ['Function("return this")', escapeAttempt(`Function('return this')().process`), 'type'],
+    ['async function constructor', escapeAttempt(`await (async () => {}).constructor('return process')()`), 'reference'],
   ])('%s yields no host object', async (_name, code, kind) => {
     const error = errorOf(await pool.run(request(code, { toolbox: testToolbox() })));
     expect(error.kind).toBe(kind);
@@ -64,7 +64,7 @@ describe('hostile code cannot reach the host', () => {
   });
 
   it("import('fs') is refused", async () => {
-    const error = errorOf(await pool.run(request(escape(`await import('fs')`))));
+    const error = errorOf(await pool.run(request(escapeAttempt(`await import('fs')`))));
     expect(error.kind).toBe('thrown');
     expect(error.message).toContain('Not supported');
     assertNoHostEffect();

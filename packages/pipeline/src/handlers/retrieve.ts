@@ -17,7 +17,10 @@ export async function handleRetrieve(state: PipelineState, deps: PipelineDeps): 
   const startedAt = deps.now();
   const seedKey = `${state.tenant}:${state.policy.digest}`;
   let seeded = seededByStore.get(deps.memory);
-  if (!seeded) seededByStore.set(deps.memory, (seeded = new Set()));
+  if (!seeded) {
+    seeded = new Set();
+    seededByStore.set(deps.memory, seeded);
+  }
   if (!seeded.has(seedKey) && policy.demonstrations.length > 0) {
     await deps.memory.seed(state.tenant, policy.id, policy.demonstrations);
     seeded.add(seedKey);

@@ -287,6 +287,7 @@ export class SandboxProcessPool {
   private dispatch(batch: PendingRun[], worker: SandboxWorker): void {
     const sent: PendingRun[] = [];
     for (const run of batch) {
+      // biome-ignore lint/complexity/useMathMinMax: bigint operands, which Math.max does not take
       const waitingSince = run.startedNs > this.servingSinceNs ? run.startedNs : this.servingSinceNs;
       const waitedMs = Number(process.hrtime.bigint() - waitingSince) / 1e6;
       if (waitedMs > this.queueTimeoutMs) {
