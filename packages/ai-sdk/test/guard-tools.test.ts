@@ -47,12 +47,18 @@ function toolsWith(calls: unknown[]) {
       readAccount: tool({
         description: "Read a customer's account",
         inputSchema: z.object({ userId: z.string() }),
-        execute: async (args) => (calls.push(['readAccount', args]), { balance: 42 }),
+        execute: async (args) => {
+          calls.push(['readAccount', args]);
+          return { balance: 42 };
+        },
       }),
       issueRefund: tool({
         description: 'Refund a customer',
         inputSchema: z.object({ userId: z.string(), amount: z.number() }),
-        execute: async (args) => (calls.push(['issueRefund', args]), { refunded: args.amount }),
+        execute: async (args) => {
+          calls.push(['issueRefund', args]);
+          return { refunded: args.amount };
+        },
       }),
     },
     { transport, policy: 'ai-desk', subject: { id: 'u1', roles: ['support_agent'] } },

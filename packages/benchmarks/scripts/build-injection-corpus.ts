@@ -32,6 +32,7 @@ function show(source: { repo: string; commit: string }, path: string): string {
   const dir = join(mirrors, source.repo.replace('/', '+'), 'repo');
   return execFileSync('git', ['-C', dir, 'show', `${source.commit}:${path}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
+// biome-ignore lint/suspicious/noExplicitAny: rows of the source data sets, read field by field
 const jsonl = (text: string): any[] => text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
 const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');

@@ -8,8 +8,14 @@ const records = await loadEicuRecords(EICU_AC_SAMPLE.dataFile, EICU_AC_SAMPLE.lo
 
 /** Every key anywhere in a JSON value. */
 function keysDeep(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => keysDeep(v, out));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) (out.add(k), keysDeep(v, out));
+  if (Array.isArray(value)) {
+    for (const v of value) keysDeep(v, out);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      out.add(k);
+      keysDeep(v, out);
+    }
+  }
   return out;
 }
 

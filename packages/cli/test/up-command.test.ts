@@ -42,9 +42,9 @@ describe('guardagent up --gateway-port', () => {
         ],
       };
       expect((await fetch(`${url}/v1/policies/up-policy`, { method: 'PUT', headers: auth, body: JSON.stringify(policy) })).status).toBe(200);
-      const compiled: any = await (await fetch(`${url}/v1/policies/up-policy/compile`, { method: 'POST', headers: { authorization: auth.authorization } })).json();
+      const compiled = (await (await fetch(`${url}/v1/policies/up-policy/compile`, { method: 'POST', headers: { authorization: auth.authorization } })).json()) as { status: string };
       expect(compiled.status, JSON.stringify(compiled)).toBe('promoted');
-      const decision: any = await (await fetch(`${url}/v1/checks`, { method: 'POST', headers: auth, body: JSON.stringify({ policy: 'up-policy', input: 'stop now' }) })).json();
+      const decision: unknown = await (await fetch(`${url}/v1/checks`, { method: 'POST', headers: auth, body: JSON.stringify({ policy: 'up-policy', input: 'stop now' }) })).json();
       expect(decision).toMatchObject({ decision: 'deny', status: 'ok', mode: 'compiled', reasons: ['said stop'] });
 
       child.kill('SIGTERM');

@@ -31,7 +31,7 @@ export {
   type PromptLimits,
 } from './prompt-text';
 export { GUARD_CODE_CONTRACT } from './prompts/guard-code-contract';
-export { type PlanDemonstration, type CodeDemonstration } from './prompts/demonstrations';
+export type { PlanDemonstration, CodeDemonstration } from './prompts/demonstrations';
 export { planningPrompt, PLAN_STEPS, type PlanningPromptArgs } from './prompts/planning-prompt';
 export { codegenPrompt, type CodegenPromptArgs } from './prompts/codegen-prompt';
 export { debugPrompt, failureHint, type DebugPromptArgs, type GuardCodeFailure } from './prompts/debug-prompt';
@@ -45,7 +45,7 @@ export {
   type CompileCodegenPromptArgs,
   type CompileDebugPromptArgs,
 } from './prompts/compile-prompts';
-export { type CompileExample, type CompileFailure } from './prompts/labelled-cases';
+export type { CompileExample, CompileFailure } from './prompts/labelled-cases';
 export { baselinePrompt, parseBaselineReply, type BaselinePromptArgs } from './prompts/baseline-prompt';
 export { classifyPrompt, parseClassifyReply } from './prompts/classify-prompt';
 export { classifyWithLlm } from './classify-with-llm';

@@ -31,6 +31,7 @@ describe('extractCode', () => {
   });
 
   it('keeps inner backticks of template literals', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: guard code that has a template literal, as text
     const code = 'const s = `a ${1}`;\nreturn { deny: false, reasons: [s] };';
     expect(extractCode('```js\n' + code + '\n```')).toBe(code);
   });

@@ -54,7 +54,9 @@ describe('planningPrompt', () => {
   it('asks for exactly four steps, listing each of them', () => {
     expect(PLAN_STEPS).toHaveLength(4);
     expect(messages[0].content).toContain('exactly four numbered steps');
-    PLAN_STEPS.forEach((step, i) => expect(messages[0].content).toContain(`${i + 1}. ${step}`));
+    PLAN_STEPS.forEach((step, i) => {
+      expect(messages[0].content).toContain(`${i + 1}. ${step}`);
+    });
     expect(messages[0].content).toMatch(/Key points of the guard requests/);
     expect(messages[0].content).toMatch(/What applies to this input/);
     expect(messages[0].content).toMatch(/What the output log does/);

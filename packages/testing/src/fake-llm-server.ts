@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: request bodies are any JSON a client sent, which handlers and tests read field by field
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 

@@ -67,5 +67,5 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
 }
 
 // Route lists hold specs of different shapes; the handler's own types were checked by route().
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: specs of any parameter, query and body types
 export type AnyRouteSpec = RouteSpec<any, any, any>;

@@ -7,7 +7,7 @@ import { startGateway, type Gateway, type GatewayLimits } from '../src/index';
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
 /** A fetch Response whose JSON the tests read field by field (so typed loosely on purpose). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: typed loosely on purpose (see above)
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 export interface GatewayFixture {

@@ -166,7 +166,9 @@ export class BatchRunner {
       chunk.map((p) => p.job),
       { batchId: this.batchId },
     );
-    ids.forEach((jobId, index) => this.inFlight.set(jobId, chunk[index]!.id));
+    ids.forEach((jobId, index) => {
+      this.inFlight.set(jobId, chunk[index]!.id);
+    });
     this.wake();
   }
 
