@@ -45,7 +45,9 @@ export function analyze(file: string, top = 30): string {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
   let idleUs = 0;
   const bySelf = new Map<string, number>();

@@ -34,8 +34,8 @@ const workDir = mkdtempSync(join(tmpdir(), 'guardagent-bench-'));
 const profileDir = args.profileDir ? resolve(args.profileDir) : null;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
-let localRedis: LocalRedis | null = null;
-const redisUrl = process.env.REDIS_URL || (localRedis = await startRedisServer()).url;
+const localRedis: LocalRedis | null = process.env.REDIS_URL ? null : await startRedisServer();
+const redisUrl = localRedis?.url ?? process.env.REDIS_URL!;
 const admin = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
 const startedAt = performance.now();
 const results: Record<string, unknown> = {};

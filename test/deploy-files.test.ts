@@ -16,7 +16,8 @@ const SERVICES = ['gateway', ...STAGES];
 const NODE_ENTRY = ['node', '--no-node-snapshot', '--import', 'tsx'];
 const exists = (path: string) => existsSync(join(ROOT, path));
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the deploy files' YAML is read field by field
+type Json = Record<string, any>;
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {

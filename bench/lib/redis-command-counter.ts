@@ -15,6 +15,7 @@ export interface RedisCommandCounts {
 const counts: RedisCommandCounts = { roundTrips: 0, commands: 0, byCommand: {} };
 let installed = false;
 
+// biome-ignore-start lint/suspicious/noExplicitAny: wraps ioredis internals (sendCommand's command, Pipeline.exec) that its types do not describe
 export function installRedisCommandCounter(): () => RedisCommandCounts {
   if (!installed) {
     installed = true;
@@ -35,6 +36,7 @@ export function installRedisCommandCounter(): () => RedisCommandCounts {
   }
   return () => ({ roundTrips: counts.roundTrips, commands: counts.commands, byCommand: { ...counts.byCommand } });
 }
+// biome-ignore-end lint/suspicious/noExplicitAny: see above
 
 /** Difference of two snapshots, per item. */
 export function countsPerItem(before: RedisCommandCounts, after: RedisCommandCounts, items: number): RedisCommandCounts {

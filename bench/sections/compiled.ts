@@ -152,7 +152,9 @@ export async function runCompiled(o: CompiledOptions): Promise<CompiledResult> {
       const afterBytes = await usedMemoryBytes(o.admin);
       const afterExecutors = await Promise.all(executors.map((e) => childCounts(e, e.countFile)));
       const roundTrips: Record<string, RedisCommandCounts> = { client: countsPerItem(beforeClient, clientCounts(), o.jobs) };
-      executors.forEach((_, i) => (roundTrips[`executor${i + 1}`] = countsPerItem(beforeExecutors[i], afterExecutors[i], o.jobs)));
+      executors.forEach((_, i) => {
+        roundTrips[`executor${i + 1}`] = countsPerItem(beforeExecutors[i], afterExecutors[i], o.jobs);
+      });
       const throughput = Math.round(o.jobs / result.seconds);
       log(`compiled burst ${label}: ${o.jobs} checks in ${result.seconds.toFixed(2)} s = ${throughput}/s (errors ${result.errors}, wrong ${result.wrong})`);
       return {

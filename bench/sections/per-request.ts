@@ -89,7 +89,10 @@ export async function runPerRequest(options: { redisUrl: string; prefix: string;
       totals.push(total);
       llmWaits.push(wait);
       overheads.push(total - wait);
-      for (const [stage, ms] of Object.entries(decision.timings)) (stageTimings[stage] ??= []).push(ms);
+      for (const [stage, ms] of Object.entries(decision.timings)) {
+        stageTimings[stage] ??= [];
+        stageTimings[stage].push(ms);
+      }
     }
     const result: PerRequestResult = {
       per_request_overhead_ms: round(median(overheads)),

@@ -314,7 +314,9 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
       expect(lost, `executor ${pid}`).toBeLessThanOrEqual(2);
       expect(log.split('\n').filter((line) => line.includes('stage job failed')), `executor ${pid}`).toEqual([]);
     }
-    decisions.forEach((decision, n) => decidedOrFailedClosed(accepted[n]!.i, decision));
+    decisions.forEach((decision, n) => {
+      decidedOrFailedClosed(accepted[n]!.i, decision);
+    });
     const waited = await Promise.all(waiting);
     const timedOut = waited.filter((w) => 'error' in w && w.error instanceof CheckTimeoutError);
     expect(timedOut).toHaveLength(0);
@@ -464,7 +466,9 @@ const reason = String(context.action?.args?.reason ?? ''); return /fraud/i.test(
     const decided = accepted.length - outcome.lost.length - outcome.decisionCut.length;
     const storedDecisions = await decidedCount(r);
     expect(storedDecisions).toBe(decided);
-    outcome.decisions.forEach((decision, n) => decision && decidedOrFailedClosed(accepted[n]!.i, decision));
+    outcome.decisions.forEach((decision, n) => {
+      if (decision) decidedOrFailedClosed(accepted[n]!.i, decision);
+    });
     // Submits have no reply channel: nothing is announced, so nothing twice.
     const duplicates = duplicateAnnouncements(r);
     expect(duplicates).toBe(0);

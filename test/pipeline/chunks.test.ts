@@ -78,7 +78,14 @@ describe('checks in chunks', () => {
     });
   const decisionOf = async (tenant: string, id: string): Promise<Decision> => {
     let decision: Decision | null = null;
-    await waitFor(async () => (decision = await stack.runtime!.results.getDecision(tenant, id)) !== null, 20_000, `decision ${tenant}/${id}`);
+    await waitFor(
+      async () => {
+        decision = await stack.runtime!.results.getDecision(tenant, id);
+        return decision !== null;
+      },
+      20_000,
+      `decision ${tenant}/${id}`,
+    );
     return decision!;
   };
 
@@ -193,7 +200,7 @@ describe('checks in chunks', () => {
     for (const d of decisions) expect(await queue.getJob(d.id)).toBeUndefined();
     const completed = await queue.getJobs(['completed'], 0, 1000);
     const chunk = completed.find((job) => job.name === CHECK_CHUNK_JOB && (job.data.checks as PipelineState[]).some((c) => c.jobId === decisions[0].id));
-    expect((chunk?.data.checks as PipelineState[]).map((c) => c.jobId).sort()).toEqual(decisions.map((d) => d.id).sort());
+    expect((chunk!.data.checks as PipelineState[]).map((c) => c.jobId).sort()).toEqual(decisions.map((d) => d.id).sort());
     expect(chunk?.returnvalue).toEqual({ kind: 'chunk', checks: 3, routed: [] });
   });
 });

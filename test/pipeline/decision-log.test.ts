@@ -27,7 +27,14 @@ describe('the decision log', () => {
   };
   const entryOf = async (decision: Decision): Promise<DecisionLogEntry> => {
     let found: DecisionLogEntry | undefined;
-    await waitFor(async () => (found = (await entries()).find((e) => e.id === decision.id)) !== undefined, 10_000, `log entry of ${decision.id}`);
+    await waitFor(
+      async () => {
+        found = (await entries()).find((e) => e.id === decision.id);
+        return found !== undefined;
+      },
+      10_000,
+      `log entry of ${decision.id}`,
+    );
     return found!;
   };
 
@@ -114,7 +121,14 @@ describe('the decision log', () => {
       expect((await other.compile(refunds, { timeoutMs: 60_000 })).status).toBe('promoted');
       const theirs = await other.check({ policy: 'refunds', input: 'theirs', context: { amount: 3 } });
       let otherEntries: DecisionLogEntry[] = [];
-      await waitFor(async () => (otherEntries = await entries('other')).length > 0, 10_000, "the other tenant's entry");
+      await waitFor(
+        async () => {
+          otherEntries = await entries('other');
+          return otherEntries.length > 0;
+        },
+        10_000,
+        "the other tenant's entry",
+      );
       expect(otherEntries.map((e) => e.id)).toEqual([theirs.id]);
       expect((await entries('default')).some((e) => e.id === theirs.id)).toBe(false);
     } finally {
