@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import type { QueueTransport } from '@guardagent/client';
 import { Queue } from 'bullmq';
 import { ShardLayout, keyPrefixFor } from '@guardagent/config';
 import { createRedisConnection } from '@guardagent/queue';
 import { REPO_ROOT, spawnService, type SpawnedNode } from './children';
 import { waitFor } from './wait-for';
 
-export const COUNTER_PRELOAD = join(REPO_ROOT, 'bench', 'lib', 'redis-command-counter.ts');
+const COUNTER_PRELOAD = join(REPO_ROOT, 'bench', 'lib', 'redis-command-counter.ts');
 
 export interface ExecutorProcess extends SpawnedNode {
   countFile: string;
@@ -50,4 +49,3 @@ export async function waitForExecutors(redisUrl: string, prefix: string, count: 
   }
 }
 
-export type { QueueTransport };

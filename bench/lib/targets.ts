@@ -1,5 +1,5 @@
 /** The performance targets, checked against one run's numbers. */
-export interface Target {
+interface Target {
   key: string;
   op: '<=' | '>=';
   /** A fixed bound, or one computed from the other results (e.g. 0.4 × raw hop throughput). */
@@ -7,7 +7,7 @@ export interface Target {
   describe: string;
 }
 
-export const TARGETS: readonly Target[] = [
+const TARGETS: readonly Target[] = [
   { key: 'compiled_p50_ms', op: '<=', bound: 3, describe: '≤ 3 ms' },
   { key: 'compiled_p99_ms', op: '<=', bound: 15, describe: '≤ 15 ms' },
   { key: 'compiled_throughput', op: '>=', bound: 3000, describe: '≥ 3,000/s' },

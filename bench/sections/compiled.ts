@@ -27,7 +27,7 @@ export interface CompiledOptions {
   profileDir: string | null;
 }
 
-export interface BurstResult {
+interface BurstResult {
   throughput: number;
   seconds: number;
   errors: number;
@@ -69,7 +69,7 @@ export interface CompiledResult {
   executor_scaling: ScalingRow[];
 }
 
-export interface ScalingRow {
+interface ScalingRow {
   executors: number;
   throughput: number;
   /** CPU µs per check: client, Redis, each executor process, and each executor's sandbox worker processes. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 
-export const BIN = fileURLToPath(new URL('../bin/guardagent.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/guardagent.mjs', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**

@@ -44,7 +44,7 @@ export function splitIntoChunks(checks: readonly PipelineState[], maxChunk: numb
 /** Runs `flush` after the linger: setImmediate for 0, else a timer. Injected in tests. */
 export type LingerScheduler = (flush: () => void, lingerMs: number) => void;
 
-export const defaultLingerScheduler: LingerScheduler = (flush, lingerMs) => {
+const defaultLingerScheduler: LingerScheduler = (flush, lingerMs) => {
   if (lingerMs <= 0) setImmediate(flush);
   else setTimeout(flush, lingerMs);
 };

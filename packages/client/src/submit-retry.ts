@@ -1,5 +1,5 @@
 /** Waits before the 2nd, 3rd, ... try of a submit whose answer was lost. */
-export const SUBMIT_RETRY_DELAYS_MS = [100, 400, 1600];
+const SUBMIT_RETRY_DELAYS_MS = [100, 400, 1600];
 
 /** How many times a submit is tried when its answer is lost, unless the caller says otherwise. */
 export const DEFAULT_SUBMIT_ATTEMPTS = 4;

@@ -56,7 +56,7 @@ export interface DemonstrationStoreOptions {
   maxDemonstrations?: number;
 }
 
-export const DEFAULT_MAX_DEMONSTRATIONS = 1000;
+const DEFAULT_MAX_DEMONSTRATIONS = 1000;
 
 export interface SeedOptions {
   /** Remove stored demonstrations that are not in `demos`. */

@@ -54,7 +54,7 @@ export function nearestDemonstrations<D extends { id: string; input: string; out
 }
 
 /** Comparisons between two yields to the event loop (each is at most a few ms at DEFAULT_MAX_CHARS). */
-export const COMPARISONS_PER_SLICE = 16;
+const COMPARISONS_PER_SLICE = 16;
 
 /**
  * nearestDemonstrations for a worker: the same result, but the comparisons run in slices with a

@@ -9,7 +9,7 @@ import { traceIdOf } from './trace-id';
 import { decisionLogEntry, recordsDecision, type DecisionLogMode } from './decision-log-entry';
 
 /** How long a failed background compile of a policy version waits before another is tried. */
-export const COMPILE_BACKOFF_SECONDS = 3600;
+const COMPILE_BACKOFF_SECONDS = 3600;
 
 export interface FinalizeDeps {
   results: ResultStore;

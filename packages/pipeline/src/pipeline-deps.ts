@@ -26,7 +26,7 @@ export interface PipelineDeps {
 }
 
 /** What the pipeline needs of a sandbox: `SandboxProcessPool`, or anything that keeps its promises. */
-export interface GuardRunner {
+interface GuardRunner {
   run(request: ProcessRunRequest): Promise<RunResult>;
   stats(): SandboxProcessPoolStats;
   close(): Promise<void>;

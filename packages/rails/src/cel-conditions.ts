@@ -15,7 +15,7 @@ export type Condition = (context: ConditionContext) => unknown;
 // One environment for the process: it only declares variables, so sharing it across policies is safe,
 // and creating it is the expensive part (cel-js docs). Limits bound what a policy author can make us parse.
 /** The function every `matches()` call becomes; not a name policies are expected to use. */
-export const LINEAR_MATCHES = 'linearMatches';
+const LINEAR_MATCHES = 'linearMatches';
 
 let environment: Environment | undefined;
 function celEnvironment(): Environment {

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 
 /** Longest pattern a policy (or a CEL argument) may hand the engine. */
-export const MAX_TENANT_PATTERN_LENGTH = 4096;
+const MAX_TENANT_PATTERN_LENGTH = 4096;
 
 /** A compiled pattern that matches in time linear in the input (RE2 semantics, via re2js). */
 export interface LinearRegExp {

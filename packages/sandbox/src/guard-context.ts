@@ -43,8 +43,8 @@ class ActiveRun {
 
 const SETUP_TIMEOUT_MS = 5000;
 /** Toolbox calls run on the host: bound what one run can make it do (a loop of un-awaited calls). */
-export const MAX_TOOL_CALLS_PER_RUN = 10_000;
-export const MAX_PENDING_ASYNC_CALLS = 64;
+const MAX_TOOL_CALLS_PER_RUN = 10_000;
+const MAX_PENDING_ASYNC_CALLS = 64;
 
 /**
  * A V8 context holding one guard function, its toolbox globals and the harness entry point.

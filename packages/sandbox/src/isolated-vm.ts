@@ -10,7 +10,7 @@ import { ConfigError } from '@guardagent/errors';
  * Node (6.2.0 on Node 20) or drops it when its build fails (5.0.4 on Node 24). Their APIs and type
  * declarations are identical. This module loads the best one for the running Node.
  */
-export const ISOLATED_VM_CANDIDATES: Record<'prebuilt' | 'source', string> = {
+const ISOLATED_VM_CANDIDATES: Record<'prebuilt' | 'source', string> = {
   prebuilt: 'isolated-vm-6',
   source: 'isolated-vm-5',
 };

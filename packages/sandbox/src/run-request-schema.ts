@@ -36,7 +36,7 @@ const ToolboxSchema = z.array(SandboxToolboxFunctionSchema).superRefine((fns, ct
   });
 });
 
-export const RunRequestSchema = z.object({
+const RunRequestSchema = z.object({
   code: z.string().max(1_000_000),
   input: z.unknown(),
   output: z.unknown(),
@@ -46,7 +46,7 @@ export const RunRequestSchema = z.object({
   reuse: z.enum(['fresh', 'program']).optional(),
 });
 
-export const SandboxPoolOptionsSchema = z
+const SandboxPoolOptionsSchema = z
   .object({
     size: z.number().int().min(1).max(256),
     memoryMb: z.number().int().min(8).max(4096),

@@ -14,7 +14,7 @@ export function errorOf(result: RunResult) {
   return result.error;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A small toolbox: sync arithmetic, an async lookup that answers after a timer, and failures. */
 export function testToolbox(calls: string[] = []): SandboxToolboxFunction[] {

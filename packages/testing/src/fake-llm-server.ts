@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
  */
 
 /** A normal completion. `delayMs` waits before answering (to test timeouts and latency). */
-export interface FakeContentReply {
+interface FakeContentReply {
   content: string;
   delayMs?: number;
   usage?: { promptTokens?: number; completionTokens?: number };
@@ -26,7 +26,7 @@ export interface FakeToolCallsReply {
 }
 
 /** An HTTP error. `body` defaults to an OpenAI-style `{ error: { message, type } }`. */
-export interface FakeErrorReply {
+interface FakeErrorReply {
   status: number;
   body?: unknown;
   delayMs?: number;
@@ -35,7 +35,7 @@ export interface FakeErrorReply {
 }
 
 /** Never answer; the connection stays open until the client gives up or the server closes. */
-export interface FakeHangReply {
+interface FakeHangReply {
   hang: true;
 }
 

@@ -18,9 +18,9 @@ import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
 import { ReplayRecordSchema } from './replay-store';
 
 /** The most a client may ask the gateway to hold a request open for a decision. */
-export const MAX_WAIT_MS = 300_000;
-export const DEFAULT_CHECK_WAIT_MS = 10_000;
-export const DEFAULT_COMPILE_WAIT_MS = 60_000;
+const MAX_WAIT_MS = 300_000;
+const DEFAULT_CHECK_WAIT_MS = 10_000;
+const DEFAULT_COMPILE_WAIT_MS = 60_000;
 
 /** A point in time as a query or body field: a duration back (30m, 24h, 7d) or an ISO date. */
 export const sinceOrDate = (name: string) =>
@@ -66,7 +66,7 @@ export const FeedbackBodySchema = z
   })
   .strict();
 
-export const FeedbackResultSchema = z.object({ promoted: z.boolean() });
+const FeedbackResultSchema = z.object({ promoted: z.boolean() });
 
 export const TenantCreateBodySchema = z
   .object({
@@ -78,7 +78,7 @@ export const TenantCreateBodySchema = z
 
 export const TenantParamsSchema = z.object({ id: TenantIdSchema }).strict();
 export const QuotaOverridesBodySchema = TenantQuotaOverridesSchema.describe('the quotas to override; those left out take the defaults');
-export const QuotasViewSchema = z.object({
+const QuotasViewSchema = z.object({
   quotas: TenantQuotasSchema,
   overrides: TenantQuotaOverridesSchema,
   inFlight: z.number().int().describe('checks submitted and not yet decided'),
@@ -110,8 +110,8 @@ const KeyViewSchema = z.object({
   createdAt: z.string(),
   rotatedAt: z.string().optional(),
 });
-export const KeyListSchema = z.object({ keys: z.array(KeyViewSchema) });
-export const KeyIssuedSchema = KeyViewSchema.extend({ apiKey: z.string().describe('Shown only in this answer; stored as its sha256') });
+const KeyListSchema = z.object({ keys: z.array(KeyViewSchema) });
+const KeyIssuedSchema = KeyViewSchema.extend({ apiKey: z.string().describe('Shown only in this answer; stored as its sha256') });
 
 export const ApprovalBodySchema = z
   .object({
@@ -121,28 +121,28 @@ export const ApprovalBodySchema = z
   })
   .strict();
 
-export const ApprovalResultSchema = z.object({ result: z.enum(['approved', 'already-approved']) });
+const ApprovalResultSchema = z.object({ result: z.enum(['approved', 'already-approved']) });
 
-export const TenantCreatedSchema = z.object({
+const TenantCreatedSchema = z.object({
   id: z.string(),
   apiKey: z.string().describe('Shown only in this answer; stored as its sha256'),
   key: KeyIssuedSchema.omit({ apiKey: true }).describe('the key just issued (its id, to rotate or revoke it)'),
   createdAt: z.string(),
 });
 
-export const AcceptedSchema = z.object({
+const AcceptedSchema = z.object({
   id: z.string(),
   status: z.enum(['queued', 'running', 'compiling']),
 });
 
-export const PolicyPutResultSchema = z.object({ id: z.string(), version: z.string(), digest: z.string() });
+const PolicyPutResultSchema = z.object({ id: z.string(), version: z.string(), digest: z.string() });
 
 const ReplayEvidenceSchema = VerificationReportSchema.shape.replay
   .unwrap()
   .nullable()
   .describe("The latest finished replay of recorded traffic with this version's program (POST /v1/policies/{id}/replays)");
 
-export const PolicyViewSchema = z.object({
+const PolicyViewSchema = z.object({
   policy: PolicySchema,
   digest: z.string(),
   programDigest: z.string(),
@@ -162,13 +162,13 @@ export const PolicyViewSchema = z.object({
     .describe('The version deciding beside this one (enforcement: shadow), if any'),
 });
 
-export const PolicyListSchema = z.object({
+const PolicyListSchema = z.object({
   policies: z.array(z.object({ id: z.string(), version: z.string(), digest: z.string(), description: z.string().optional() })),
 });
 
 export const DemonstrationBodySchema = z.union([DemonstrationSchema, z.array(DemonstrationSchema).min(1).max(10_000)]);
-export const DemonstrationListSchema = z.object({ demonstrations: z.array(StoredDemonstrationSchema) });
-export const DemonstrationsAddedSchema = z.object({ ids: z.array(z.string()), added: z.number(), unchanged: z.number() });
+const DemonstrationListSchema = z.object({ demonstrations: z.array(StoredDemonstrationSchema) });
+const DemonstrationsAddedSchema = z.object({ ids: z.array(z.string()), added: z.number(), unchanged: z.number() });
 
 export const ReplayRequestSchema = z
   .object({
@@ -186,14 +186,13 @@ export const ReplayRequestSchema = z
   })
   .strict();
 
-export const ReplayListSchema = z.object({ replays: z.array(ReplayRecordSchema) });
+const ReplayListSchema = z.object({ replays: z.array(ReplayRecordSchema) });
 
-export const BatchCreatedSchema = z.object({ id: z.string(), total: z.number().int() });
+const BatchCreatedSchema = z.object({ id: z.string(), total: z.number().int() });
 
-export { BatchStatusSchema };
 
-export const FieldIssueSchema = z.object({ path: z.string(), message: z.string() });
-export const ErrorBodySchema = z.object({
+const FieldIssueSchema = z.object({ path: z.string(), message: z.string() });
+const ErrorBodySchema = z.object({
   error: z.object({
     code: z.string().describe('Stable, for programs: VALIDATION_FAILED, NOT_FOUND, UNAUTHORIZED...'),
     message: z.string(),
@@ -202,8 +201,8 @@ export const ErrorBodySchema = z.object({
   }),
 });
 
-export const HealthSchema = z.object({ status: z.literal('ok') });
-export const ReadySchema = z.object({
+const HealthSchema = z.object({ status: z.literal('ok') });
+const ReadySchema = z.object({
   ready: z.boolean(),
   redis: z.enum(['ok', 'unreachable']),
   workers: z.record(z.string(), z.number().int()).describe('Live workers per stage'),

@@ -9,7 +9,7 @@ import type { ReplayRecord, ReplayStore } from './replay-store';
 import type { TenantTransports } from './tenant-transports';
 
 /** How a gateway runs replays: bounded so that one never crowds out live checks. */
-export const REPLAY_DEFAULTS = {
+const REPLAY_DEFAULTS = {
   chunkSize: 200,
   maxInFlight: 1000,
   pollMs: 100,
@@ -19,7 +19,7 @@ export const REPLAY_DEFAULTS = {
 } as const;
 
 /** The stores a tenant's replay reads and writes: those of the tenant's shard. */
-export interface ReplayShard {
+interface ReplayShard {
   prefix: string;
   replayStore: ReplayStore;
   results: ResultStore;

@@ -26,7 +26,7 @@ export const ReplayRecordSchema = z.object({
 export type ReplayRecord = z.infer<typeof ReplayRecordSchema>;
 
 /** A running replay whose gateway has not written for this long is reported `interrupted`. */
-export const REPLAY_STALE_MS = 60_000;
+const REPLAY_STALE_MS = 60_000;
 /** Replays (and their diffs) are kept this long: as long as the decision log keeps entries by default. */
 const REPLAY_TTL_SECONDS = 7 * 86_400;
 /** Most replays listed per policy. */

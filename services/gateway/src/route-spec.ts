@@ -15,7 +15,7 @@ export interface Caller {
   keyId: string | null;
 }
 
-export interface RouteContext<P, Q, B> {
+interface RouteContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -25,14 +25,14 @@ export interface RouteContext<P, Q, B> {
   reply: FastifyReply;
 }
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   component?: ApiComponent;
   /** Default application/json. */
   contentType?: string;
 }
 
-export interface BodySpec {
+interface BodySpec {
   component?: ApiComponent;
   /** OpenAPI media types when the body is not a plain JSON component (NDJSON batches). */
   content?: Record<string, { schema: Record<string, unknown> }>;

@@ -11,7 +11,7 @@ export const ADMIN_TENANT = 'default';
 /** The first key of a tenant belongs to whoever runs it: it may mint the narrower keys agents get. */
 export const FIRST_KEY_SCOPES: readonly KeyScope[] = ['admin'];
 
-export interface TenantRecord {
+interface TenantRecord {
   id: string;
   name?: string;
   createdAt: string;

@@ -8,7 +8,7 @@ export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
 /** A fetch Response whose JSON the tests read field by field (so typed loosely on purpose). */
 // biome-ignore lint/suspicious/noExplicitAny: typed loosely on purpose (see above)
-export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 export interface GatewayFixture {
   config: GuardConfig;

@@ -5,7 +5,7 @@ import { ActionSchema, JsonObjectSchema, SubjectSchema, TextOrJsonSchema } from 
  * Ids become (namespaced) idempotency keys, which are at most 256 characters: 200 leaves room
  * for the namespace.
  */
-export const MAX_BATCH_ID_CHARS = 200;
+const MAX_BATCH_ID_CHARS = 200;
 
 /**
  * One line of a batch input file. The policy comes from --policy, never from a line, so one

@@ -12,7 +12,7 @@ import { prepareOutput } from './prepare-output';
 import { assertReadableFile, countNonBlankLines, readLines } from './read-lines';
 
 /** What of the client a batch needs (QueueTransport has it). */
-export interface BatchClient {
+interface BatchClient {
   submitMany(inputs: readonly GuardJobInput[], options: { batchId?: string }): Promise<{ ids: string[] }>;
   resultsMany(ids: readonly string[]): Promise<Array<Decision | null>>;
 }

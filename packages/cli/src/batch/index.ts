@@ -1,14 +1,8 @@
-export { BatchRunner, type BatchClient, type BatchRunOptions, type BatchResult, type BatchProgressSink } from './batch-runner';
-export { BatchLineSchema, MAX_BATCH_ID_CHARS, type BatchLine } from './batch-line-schema';
 export { parseBatchLine } from './parse-batch-line';
 export { BatchInputError } from './batch-input-error';
 export { BatchOutputError } from './batch-output-error';
-export { BatchStalledError } from './batch-stalled-error';
 export { batchKey, lineIdempotencyKey } from './batch-key';
-export { decisionLine, type DecisionLine } from './decision-line';
-export { prepareOutput, type PreparedOutput } from './prepare-output';
-export { readLines, countNonBlankLines, assertReadableFile, MAX_LINE_BYTES, type TextLine } from './read-lines';
-export { countDecision, emptyCounts, formatSummary, type BatchCounts, type SummaryExtras } from './batch-summary';
+export { decisionLine } from './decision-line';
+export { prepareOutput } from './prepare-output';
+export { readLines, countNonBlankLines } from './read-lines';
 export { batchExitCode } from './batch-exit-code';
-export { BatchOutputLockedError } from './batch-output-locked-error';
-export { lockOutput, OUTPUT_LOCK_REFRESH_MS, OUTPUT_LOCK_STALE_MS, OUTPUT_LOCK_WAIT_MS, type LockOutputOptions } from './lock-output';

@@ -9,7 +9,7 @@ export interface TextLine {
 }
 
 /** Longest line accepted: two 2 M-char texts plus context fit comfortably. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const tooLong = (path: string, line: number, max: number) => new BatchInputError(path, line, '', `line longer than ${max} bytes`);
 

@@ -7,7 +7,7 @@ export interface ProcessTable {
 }
 
 /** Linux's /proc. Elsewhere every lookup answers "unknown", and no launcher is found. */
-export const procTable: ProcessTable = {
+const procTable: ProcessTable = {
   parentOf(pid) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

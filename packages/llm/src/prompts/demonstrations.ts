@@ -12,7 +12,7 @@ export interface CodeDemonstration extends PlanDemonstration {
 }
 
 /** Demonstrations share the prompt with the current case, so each gets a fraction of the budget. */
-export function demonstrationChars(maxChars: number): number {
+function demonstrationChars(maxChars: number): number {
   return Math.max(500, Math.floor(maxChars / 4));
 }
 

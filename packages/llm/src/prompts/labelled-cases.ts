@@ -17,11 +17,11 @@ export interface CompileFailure {
   error?: string;
 }
 
-export const DEFAULT_MAX_EXAMPLES = 20;
-export const DEFAULT_MAX_FAILURES = 10;
+const DEFAULT_MAX_EXAMPLES = 20;
+const DEFAULT_MAX_FAILURES = 10;
 
 /** Many small cases share one prompt: each gets a small slice of the budget. */
-export function caseChars(maxChars: number): number {
+function caseChars(maxChars: number): number {
   return Math.max(300, Math.min(2_000, Math.floor(maxChars / 6)));
 }
 

@@ -10,7 +10,7 @@ export const PLAN_STEPS = [
   'What the guard code must compare: the exact facts to extract from the input and output, the values or toolbox checks to compare them against, and which outcome means deny.',
 ] as const;
 
-export function planStepsText(steps: readonly string[] = PLAN_STEPS): string {
+function planStepsText(steps: readonly string[] = PLAN_STEPS): string {
   return steps.map((step, i) => `${i + 1}. ${step}`).join('\n');
 }
 

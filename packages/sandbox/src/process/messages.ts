@@ -34,14 +34,14 @@ export type ProcessRunRequest = z.infer<typeof ProcessRunRequestSchema>;
  * forgets (`forget`), so both ends agree on what the worker holds: messages on one IPC channel
  * arrive in the order they were sent.
  */
-export const CodeRefSchema = z.object({
+const CodeRefSchema = z.object({
   id: z.number().int().nonnegative(),
   text: z.string().max(1_000_000).optional(),
 });
 export type CodeRef = z.infer<typeof CodeRefSchema>;
 
 /** A run request on the wire: the code by reference (see CodeRefSchema). */
-export const WireRunRequestSchema = ProcessRunRequestSchema.omit({ code: true }).extend({ code: CodeRefSchema });
+const WireRunRequestSchema = ProcessRunRequestSchema.omit({ code: true }).extend({ code: CodeRefSchema });
 export type WireRunRequest = z.infer<typeof WireRunRequestSchema>;
 
 export const ParentMessageSchema = z.discriminatedUnion('t', [
@@ -71,7 +71,7 @@ export type ParentMessage = z.infer<typeof ParentMessageSchema>;
 const VerdictShape = z.object({ deny: z.boolean(), reasons: z.array(z.string()), details: z.record(z.string(), z.unknown()) });
 const ErrorKind = z.enum(['syntax', 'reference', 'type', 'thrown', 'timeout', 'memory', 'invalid-return', 'result-too-large', 'crashed', 'hung', 'internal']);
 
-export const RunResultSchema = z.union([
+const RunResultSchema = z.union([
   z.object({ ok: z.literal(true), verdict: VerdictShape, durationUs: z.number(), toolCalls: z.number() }),
   z.object({ ok: z.literal(false), error: z.object({ kind: ErrorKind, message: z.string() }), durationUs: z.number(), toolCalls: z.number() }),
 ]);

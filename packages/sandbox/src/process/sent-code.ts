@@ -4,7 +4,7 @@ import type { CodeRef } from './messages';
 /** Programs one worker keeps by number, by default: a worker serves every tenant's programs. */
 export const DEFAULT_MAX_CODES_PER_WORKER = 64;
 /** And their text in characters, together (guard code is at most 1,000,000 characters). */
-export const DEFAULT_MAX_CODE_CHARS_PER_WORKER = 8 * 1024 * 1024;
+const DEFAULT_MAX_CODE_CHARS_PER_WORKER = 8 * 1024 * 1024;
 
 /**
  * The guard code an executor has sent one worker, by the number it was sent under (see

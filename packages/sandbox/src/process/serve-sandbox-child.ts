@@ -5,7 +5,7 @@ import type { RunResult, SandboxPoolOptions, SandboxToolboxFunction } from '../s
 import { MAX_RUNS_PER_MESSAGE, ParentMessageSchema, type ChildMessage, type WireRunRequest } from './messages';
 
 /** Longest a finished run's result waits to go with others (ms). */
-export const RESULTS_HOLD_MS = 2;
+const RESULTS_HOLD_MS = 2;
 
 /** Calls a function that lives in the executor (e.g. the LLM classifier with its Redis cache). */
 export type HostCall = (name: string, args: unknown[]) => Promise<unknown>;

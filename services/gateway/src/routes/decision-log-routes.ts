@@ -6,7 +6,7 @@ import { sinceOrDate } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
 
-export const DecisionLogQuerySchema = z.object({
+const DecisionLogQuerySchema = z.object({
   policy: PolicyIdSchema.optional().describe("Only this policy's decisions"),
   since: sinceOrDate('since').describe('From this time: a duration back (30m, 24h, 7d) or an ISO date'),
   until: sinceOrDate('until').describe('Before this time: a duration back or an ISO date'),

@@ -10,7 +10,7 @@ const SQL_KEYWORDS = new Set([
 ]);
 
 /** Longer queries are not parsed (the parser's time grows with them): such code is unanalysable. */
-export const MAX_PARSED_SQL_CHARS = 10_000;
+const MAX_PARSED_SQL_CHARS = 10_000;
 const PARSE_OPTIONS = { database: 'sqlite' } as const;
 const sqlParser = new sqlite.Parser();
 

@@ -59,7 +59,7 @@ export interface EnglishReading {
 export const UNKNOWN_SHARE_LIMIT = 0.3;
 const ENGLISH_LIKE = new Set(['eng', 'sco', 'und']);
 /** `language` of a task whose words alone show English: franc is not asked. */
-export const NOT_READ = 'not-read';
+const NOT_READ = 'not-read';
 /** franc reads at most this much; the start of a task is enough to tell its language. */
 const MAX_CHARS = 2_000;
 const MAX_UNKNOWN_LISTED = 20;

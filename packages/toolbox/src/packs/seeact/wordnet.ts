@@ -16,7 +16,7 @@ function dictFile(name: string): string {
 }
 
 /** Parts of speech of a sense key (`lemma%P:...`): 1 noun, 2 verb, 3 adjective, 4 adverb, 5 adjective satellite. */
-export type SensePos = 1 | 2 | 3 | 4 | 5;
+type SensePos = 1 | 2 | 3 | 4 | 5;
 
 export interface WordSense {
   pos: SensePos;
