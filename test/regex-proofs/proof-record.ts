@@ -20,7 +20,7 @@ export interface ProofRecord {
   proofs: Record<string, Proof>;
 }
 
-export const RECORD_PATH = join(import.meta.dirname, 'proofs.json');
+const RECORD_PATH = join(import.meta.dirname, 'proofs.json');
 
 export function recheckVersion(): string {
   return (createRequire(import.meta.url)('recheck/package.json') as { version: string }).version;

@@ -158,6 +158,7 @@ async function runProbe(env: Record<string, string>): Promise<string> {
     // Whether OpenTelemetry's SDK was loaded at all (it is loaded only when spans are exported).
     "const { createRequire } = await import('node:module');",
     "const sdkLoaded = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/@opentelemetry/sdk-node/'));",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the child's code, with a template literal, as text
     'process.stdout.write(`${traceId} ${sdkLoaded}`);',
   ].join('\n');
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

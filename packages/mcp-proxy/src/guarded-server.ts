@@ -72,14 +72,20 @@ export function createGuardedServer(options: GuardedServerOptions): Server {
   const verdicts = options.toolVerdicts ?? new ToolVerdicts();
   /** This session's last vetted listing, by exposed name (visible tools only); null until listed or after a change. */
   let offered: Map<string, Offered> | null = null;
-  for (const upstream of upstreams) unsubscribe.push(upstream.onToolsChanged(() => void (offered = null)));
+  for (const upstream of upstreams) {
+    unsubscribe.push(
+      upstream.onToolsChanged(() => {
+        offered = null;
+      }),
+    );
+  }
 
   const listOffered = async (signal: AbortSignal): Promise<Map<string, Offered>> => {
     const found: { exposed: string; upstream: Upstream; tool: Tool }[] = [];
     for (const upstream of upstreams) {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES && found.length < MAX_TOOLS; page += 1) {
-        let listed;
+        let listed: Awaited<ReturnType<Upstream['client']['listTools']>>;
         try {
           listed = await upstream.client.listTools(cursor ? { cursor } : {}, { signal });
         } catch (error) {

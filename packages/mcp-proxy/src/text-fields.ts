@@ -111,7 +111,9 @@ class FieldWalk {
     } else if (Array.isArray(value)) {
       const copy: unknown[] = [];
       put(copy);
-      value.forEach((item, i) => this.value(item, `${path}[${i}]`, depth + 1, (v) => (copy[i] = v), readable));
+      value.forEach((item, i) => {
+        this.value(item, `${path}[${i}]`, depth + 1, (v) => (copy[i] = v), readable);
+      });
     } else if (typeof value === 'object') {
       const copy: Record<string, unknown> = {};
       put(copy);
@@ -192,7 +194,10 @@ export function resultFields<T extends Record<string, unknown>>(result: T, maxCh
       putItem(blocks);
       item.forEach((block, i) => {
         const blockPath = `content[${i}]`;
-        if (!block || typeof block !== 'object' || Array.isArray(block)) return w.value(block, blockPath, 2, (v) => (blocks[i] = v));
+        if (!block || typeof block !== 'object' || Array.isArray(block)) {
+          w.value(block, blockPath, 2, (v) => (blocks[i] = v));
+          return;
+        }
         const b = block as Record<string, unknown>;
         const blockCopy: Record<string, unknown> = {};
         blocks[i] = blockCopy;
