@@ -1,12 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources in tests (package.json `exports`:
+  // "@guardagent/source"); processes the tests spawn run the built JavaScript, which
+  // test/setup/build-global-setup.ts builds first.
+  resolve: { conditions: ['@guardagent/source'] },
+  ssr: { resolve: { conditions: ['@guardagent/source'] } },
   test: {
     // isolated-vm needs --no-node-snapshot, which only child processes (forks) accept.
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
     include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/setup/redis-global-setup.ts'],
+    globalSetup: ['test/setup/build-global-setup.ts', 'test/setup/redis-global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,

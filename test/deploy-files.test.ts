@@ -13,7 +13,7 @@ import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 // and agrees with the code (commands, files, queue key names, Redis settings).
 const ROOT = resolve(import.meta.dirname, '..');
 const SERVICES = ['gateway', ...STAGES];
-const NODE_ENTRY = ['node', '--no-node-snapshot', '--import', 'tsx'];
+const NODE_ENTRY = ['node', '--no-node-snapshot'];
 const exists = (path: string) => existsSync(join(ROOT, path));
 
 // biome-ignore lint/suspicious/noExplicitAny: the deploy files' YAML is read field by field
@@ -35,9 +35,11 @@ function repoPaths(args: readonly string[]): string[] {
 function expectServiceCommand(command: unknown, service: string) {
   expect(Array.isArray(command), `${service}: command is an array`).toBe(true);
   const args = command as string[];
-  expect(args.slice(0, 4), `${service}: entry`).toEqual(NODE_ENTRY);
-  expect(args[4]).toBe(`services/${service}/src/main.ts`);
-  expect(exists(args[4]), `${args[4]} exists`).toBe(true);
+  expect(args.slice(0, 2), `${service}: entry`).toEqual(NODE_ENTRY);
+  // The built entry (npm run build; the test setup has just built it), next to its source.
+  expect(args[2]).toBe(`services/${service}/dist/main.js`);
+  expect(exists(args[2]), `${args[2]} exists`).toBe(true);
+  expect(exists(`services/${service}/src/main.ts`)).toBe(true);
 }
 
 describe('docker-compose.yml', () => {
@@ -86,8 +88,12 @@ describe('Dockerfile', () => {
     const user = lines.slice(lastFrom).find((l) => /^USER\s/.test(l));
     expect(user?.split(/\s+/)[1]).toBe('node');
     const cmd = JSON.parse(lines.find((l) => /^CMD\s/.test(l))!.replace(/^CMD\s+/, '')) as string[];
-    expect(cmd.slice(0, 4)).toEqual(NODE_ENTRY);
-    expect(exists(cmd[4]), cmd[4]).toBe(true);
+    expect(cmd.slice(0, 2)).toEqual(NODE_ENTRY);
+    expect(cmd[2]).toBe('services/gateway/dist/main.js');
+    expect(exists(cmd[2]), cmd[2]).toBe(true);
+    // The runtime stage runs built code with production dependencies only.
+    expect(text).toMatch(/npm prune --omit=dev/);
+    expect(text).not.toMatch(/--import tsx/);
   });
 
   it('copies only files that exist', () => {

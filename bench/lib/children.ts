@@ -42,7 +42,8 @@ export interface SpawnedNode {
 export function spawnNode(entry: string, env: Record<string, string>, options: SpawnOptions = {}): SpawnedNode {
   hookExit();
   const preloads = (options.preload ?? []).flatMap((file) => ['--import', file]);
-  const args = ['--no-node-snapshot', ...(options.execArgv ?? []), '--import', 'tsx', ...preloads, entry];
+  // Workspace packages from their sources, as the bench process itself reads them (npm run bench).
+  const args = ['--no-node-snapshot', '--conditions=@guardagent/source', ...(options.execArgv ?? []), '--import', 'tsx', ...preloads, entry];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },

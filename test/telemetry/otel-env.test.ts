@@ -81,7 +81,7 @@ const allSpans = () => exports.flatMap((e) => e.spans);
 
 /** Start the gateway as deployments run it and read its port from its start-up log line. */
 async function spawnGateway(env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', join(REPO_ROOT, 'services', 'gateway', 'src', 'main.ts')], {
+  const child = spawn(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'services', 'gateway', 'dist', 'main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, GUARDAGENT_GATEWAY_PORT: '0', GUARDAGENT_GATEWAY_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -161,7 +161,7 @@ async function runProbe(env: Record<string, string>): Promise<string> {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the child's code, with a template literal, as text
     'process.stdout.write(`${traceId} ${sdkLoaded}`);',
   ].join('\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

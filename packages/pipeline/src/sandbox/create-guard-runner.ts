@@ -13,12 +13,22 @@ export interface GuardRunnerOptions {
   onWorkerGone?: SandboxProcessPoolOptions['onWorkerGone'];
 }
 
-/** The worker's entry module and the Node flags it needs (TypeScript through tsx, no snapshot for isolated-vm). */
+/**
+ * The worker's entry module and the Node flags it needs (no snapshot, for isolated-vm).
+ *
+ * Built code (dist/, what services, the CLI and the image run) forks the built worker. Code run
+ * from its TypeScript sources (tests, `tsx` scripts) forks the worker's source through tsx, so it
+ * never runs a stale build; with GUARDAGENT_SANDBOX_WORKER=built it forks the built worker instead
+ * (about half the start-up time), which the test setup asks for right after it has built.
+ */
 export function sandboxWorkerCommand(): { entry: string; execArgv: string[] } {
-  const entry = fileURLToPath(new URL('./sandbox-child-main.ts', import.meta.url));
+  const fromSource = import.meta.url.endsWith('.ts');
+  if (!fromSource) return { entry: fileURLToPath(new URL('./sandbox-child-main.js', import.meta.url)), execArgv: ['--no-node-snapshot'] };
+  if (process.env.GUARDAGENT_SANDBOX_WORKER === 'built') {
+    return { entry: fileURLToPath(new URL('../../dist/sandbox/sandbox-child-main.js', import.meta.url)), execArgv: ['--no-node-snapshot'] };
+  }
   // Resolved here, not by the worker's cwd: the CLI may run from any directory.
-  const tsx = import.meta.resolve('tsx');
-  return { entry, execArgv: ['--no-node-snapshot', '--import', tsx] };
+  return { entry: fileURLToPath(new URL('./sandbox-child-main.ts', import.meta.url)), execArgv: ['--no-node-snapshot', '--import', import.meta.resolve('tsx')] };
 }
 
 /** The executor's guard runner: a pool of sandbox worker processes. */
