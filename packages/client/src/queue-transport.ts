@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { CheckTimeoutError, NotFoundError, UnavailableError, ValidationError } from '@guardagent/errors';
+import { CheckTimeoutError, ConfigError, NotFoundError, UnavailableError, ValidationError } from '@guardagent/errors';
 import {
   MemoryHeadroom,
   QueueSet,
@@ -20,6 +20,8 @@ import {
   recordCheckChunks,
   waitUntilReady,
   settleShardLayout,
+  isReservedTenantId,
+  RESERVED_TENANT_IDS,
   type PipelineState,
 } from '@guardagent/queue';
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
@@ -154,6 +156,9 @@ export class QueueTransport implements GuardTransport {
       locateChecks: false,
       ...options,
     };
+    if (isReservedTenantId(given.tenant)) {
+      throw new ConfigError(`tenant '${given.tenant}' is reserved: the deployment's own keys use that segment (${RESERVED_TENANT_IDS.join(', ')})`, { tenant: given.tenant });
+    }
     // On a Redis Cluster the prefix is a hash tag, as the workers' (loadConfig) is.
     const resolved = { ...given, prefix: keyPrefixFor(given.prefix, given.redisUrl) };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');

@@ -1,6 +1,6 @@
 export { STAGES, type Stage } from './stages';
 export { createRedisConnection, waitUntilReady, type RedisPurpose } from './redis-connection';
-export { keys, type Keys } from './keys';
+export { keys, DEPLOYMENT_SEGMENTS, RESERVED_TENANT_IDS, isReservedTenantId, type Keys } from './keys';
 export {
   PipelineStateSchema,
   StageJobPayloadSchema,

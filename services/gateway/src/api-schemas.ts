@@ -15,6 +15,7 @@ import {
 import { TenantQuotaOverridesSchema, TenantQuotasSchema } from '@guardagent/quotas';
 import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
+import { RESERVED_TENANT_IDS, isReservedTenantId } from '@guardagent/queue';
 import { ReplayRecordSchema } from './replay-store';
 
 /** The most a client may ask the gateway to hold a request open for a decision. */
@@ -68,9 +69,19 @@ export const FeedbackBodySchema = z
 
 export const FeedbackResultSchema = z.object({ promoted: z.boolean() });
 
+/**
+ * A new tenant's id: also none of the segments of the deployment's own keys (RESERVED_TENANT_IDS),
+ * whose key space a tenant of that name would share (a tenant `tenants` overwrote the key records
+ * of a tenant `policy`).
+ */
+export const NewTenantIdSchema = TenantIdSchema.refine(
+  (id) => !isReservedTenantId(id),
+  `is reserved: the deployment's own keys use it (${RESERVED_TENANT_IDS.join(', ')})`,
+);
+
 export const TenantCreateBodySchema = z
   .object({
-    id: TenantIdSchema.optional().describe('Tenant id (default: generated)'),
+    id: NewTenantIdSchema.optional().describe(`Tenant id (default: generated); not one of ${RESERVED_TENANT_IDS.join(', ')}, nor default`),
     name: z.string().min(1).max(200).optional(),
     scopes: z.array(KeyScopeSchema).min(1).max(KEY_SCOPES.length).optional().describe("the first key's scopes (default ['admin'])"),
   })
