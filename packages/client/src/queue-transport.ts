@@ -43,7 +43,7 @@ import {
 import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
 import { LRUCache } from 'lru-cache';
 import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
-import { jobIdFor } from './job-id';
+import { compileIdFor, jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
 import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries, type SubmitRetryOptions } from './submit-retry';
 import { CheckBatcher, DEFAULT_CHUNK_LINGER_MS, DEFAULT_CHUNK_MAX, DEFAULT_CHUNK_MAX_CHARS, splitIntoChunks, type LingerScheduler } from './check-batcher';
@@ -359,7 +359,7 @@ export class QueueTransport implements GuardTransport {
         ? await this.policies.get(this.tenant, policyOrId)
         : await this.policies.put(this.tenant, parseOrThrow(PolicySchema, policyOrId, 'policy'));
     const { policy, digest, programDigest } = registered;
-    const id = `compile-${programDigest.slice(0, 16)}-${randomUUID().slice(0, 8)}`;
+    const id = compileIdFor(programDigest);
     const timeoutMs = options.timeoutMs ?? 10 * 60_000;
     const root = startJobTrace('guardagent.compile', { 'guardagent.policy.id': policy.id, 'guardagent.job.id': id });
     const state = newPipelineState({

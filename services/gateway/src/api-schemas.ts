@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFoundError } from '@guardagent/errors';
 import {
   BatchStatusSchema,
   FeedbackCaseSchema,
@@ -13,6 +14,7 @@ import {
   parseSince,
 } from '@guardagent/schemas';
 import { TenantQuotaOverridesSchema, TenantQuotasSchema } from '@guardagent/quotas';
+import { CHECK_ID_PATTERN, COMPILE_ID_PATTERN } from '@guardagent/client';
 import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
 import { RESERVED_TENANT_IDS, isReservedTenantId } from '@guardagent/queue';
@@ -56,6 +58,27 @@ export const BatchResultsQuerySchema = z.object({
 });
 
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(256) }).strict();
+
+/**
+ * The shapes of the ids the gateway hands out. A route checks an id from the path against its
+ * shape before any Redis key is built from it (see idOfShape): a check's id names its executor job
+ * (`<prefix>:executor:<id>`), which sits beside BullMQ's own keys (`…:executor:events`, a stream),
+ * and a batch's record (`…:batch:<id>`) beside its results list (`…:batch:<id>:results`). An id of
+ * another shape names nothing: 404, as an unknown id.
+ */
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const ID_SHAPES = {
+  check: CHECK_ID_PATTERN,
+  batch: UUID_PATTERN,
+  replay: UUID_PATTERN,
+  compile: COMPILE_ID_PATTERN,
+} as const;
+
+/** `id` when it has the shape of a `kind` id, else NotFoundError (no such id can exist). */
+export function idOfShape(kind: keyof typeof ID_SHAPES, id: string): string {
+  if (!ID_SHAPES[kind].test(id)) throw new NotFoundError(kind, id.length > 64 ? `${id.slice(0, 64)}…` : id);
+  return id;
+}
 export const PolicyParamsSchema = z.object({ id: PolicyIdSchema }).strict();
 export const DemonstrationParamsSchema = z.object({ id: PolicyIdSchema, demoId: z.string().min(1).max(128) }).strict();
 

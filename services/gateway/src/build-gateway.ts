@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { ScopeRequiredError, UnauthorizedError } from '@guardagent/errors';
 import { parseOrThrow } from '@guardagent/schemas';
@@ -41,8 +41,19 @@ async function authenticate(deps: GatewayDeps, header: string | undefined, level
 
 /** The Fastify app of the gateway: routes, OpenAPI document, docs page, one error handler. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  // Errors of the router itself (a malformed %-escape, a path parameter over maxParamLength) get
+  // the same answer shape as every other error (they come before any route's handler).
+  const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body, unexpected } = errorResponse(error);
+    if (unexpected) deps.logger.error({ err: error instanceof Error ? error.stack : String(error), url: request.url, reqId: request.id }, 'request failed');
+    if (status === 401) reply.header('www-authenticate', 'Bearer');
+    const retryAfter = body.error.details?.retryAfterSeconds;
+    if ((status === 429 || status === 503) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  };
   const app = Fastify({
     logger: false,
+    frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
     bodyLimit: deps.limits.jsonBodyBytes,
     // A gateway behind a proxy sees the client's request id; otherwise we make one.
     requestIdHeader: 'x-request-id',
@@ -74,14 +85,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   registerDocsPage(app);
 
-  app.setErrorHandler((error, request, reply) => {
-    const { status, body, unexpected } = errorResponse(error);
-    if (unexpected) deps.logger.error({ err: error instanceof Error ? error.stack : String(error), url: request.url, reqId: request.id }, 'request failed');
-    if (status === 401) reply.header('www-authenticate', 'Bearer');
-    const retryAfter = body.error.details?.retryAfterSeconds;
-    if ((status === 429 || status === 503) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-    return reply.code(status).type('application/json; charset=utf-8').send(body);
-  });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } }),
   );

@@ -36,6 +36,9 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'VALIDATION_FAILED' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'VALIDATION_FAILED' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'VALIDATION_FAILED' },
+  // The router's: a malformed %-escape in the path, a path parameter longer than any id (100 characters).
+  FST_ERR_BAD_URL: { status: 400, code: 'VALIDATION_FAILED' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: 'VALIDATION_FAILED' },
 };
 
 /**

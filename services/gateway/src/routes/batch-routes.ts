@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { NotFoundError, ValidationError } from '@guardagent/errors';
 import { GuardJobSchema, parseOrThrow, type GuardJob } from '@guardagent/schemas';
-import { BatchResultsQuerySchema, IdParamsSchema } from '../api-schemas';
+import { BatchResultsQuerySchema, IdParamsSchema, idOfShape } from '../api-schemas';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
 import { readJsonLines, readText } from '../json-lines';
@@ -133,7 +133,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown batch id' },
       },
       handler: async ({ caller, params }) => {
-        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, params.id);
+        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, idOfShape('batch', params.id));
         if (!status) throw new NotFoundError('batch', params.id);
         return status;
       },
@@ -153,7 +153,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown batch id' },
       },
       handler: async ({ caller, params, query, reply }) => {
-        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, params.id);
+        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, idOfShape('batch', params.id));
         if (!status) throw new NotFoundError('batch', params.id);
         const { tenant } = caller;
         async function* lines(): AsyncGenerator<string> {
