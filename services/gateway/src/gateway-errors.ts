@@ -39,3 +39,15 @@ export class UnsupportedMediaTypeError extends GuardAgentError {
     super(`Content-Type '${contentType}' is not supported here; send ${accepted.join(' or ')}`, { accepted });
   }
 }
+
+/**
+ * The request body did not arrive in time (see GatewayLimits.bodyTimeoutMs): 408, and the
+ * connection is closed. `statusCode` is what Fastify's body reader answers with.
+ */
+export class RequestTimeoutError extends GuardAgentError {
+  readonly code = 'REQUEST_TIMEOUT';
+  readonly statusCode = 408;
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}

@@ -5,6 +5,7 @@ import { GuardJobSchema, parseOrThrow, type GuardJob } from '@guardagent/schemas
 import { BatchResultsQuerySchema, IdParamsSchema, idOfShape } from '../api-schemas';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
+import { chunksInTime } from '../body-deadline';
 import { readJsonLines, readText } from '../json-lines';
 import { requireScopeForPolicy } from '../key-scopes';
 import { route, type AnyRouteSpec } from '../route-spec';
@@ -69,9 +70,11 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         reply.header('x-batch-id', id);
         let total = 0;
         try {
+          // The body's deadline counts only time spent waiting for its bytes (see chunksInTime).
+          const body = chunksInTime(request.raw, { graceMs: limits.bodyTimeoutMs, minBytesPerSecond: limits.minBodyBytesPerSecond });
           const source = ndjson
-            ? readJsonLines(request.raw, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
-            : arrayItems(await readText(request.raw, { maxBytes: limits.batchJsonBodyBytes }));
+            ? readJsonLines(body, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
+            : arrayItems(await readText(body, { maxBytes: limits.batchJsonBodyBytes }));
           // A chunk is admitted whole against the tenant's quotas, so it must fit in the bucket.
           const quotas = await deps.shardOf(caller.tenant).quotas.effective(caller.tenant);
           const chunkSize = Math.max(1, Math.min(limits.batchChunk, quotas.checkBurst, quotas.jobsInFlight));
