@@ -10,7 +10,7 @@ import {
   ResultStore,
   createRedisConnection,
   enqueueCompile,
-  isRedisConnectionError,
+  isRedisTransientError,
   newPipelineState,
   refuseWhenFull,
   CHECK_CHUNK_JOB,
@@ -130,7 +130,8 @@ export class QueueTransport implements GuardTransport {
     this.headroom = new MemoryHeadroom(redis, { refuseAtRatio: options.refuseAtMemoryRatio });
     this.retry = {
       attempts: options.submitAttempts,
-      isLost: isRedisConnectionError,
+      // A lost connection, or a Redis Cluster moving a slot or promoting a replica under the step.
+      isLost: isRedisTransientError,
       stopped: () => this.closing.signal.aborted,
       ...(options.onSubmitRetry ? { onRetry: options.onSubmitRetry } : {}),
     };
