@@ -24,6 +24,13 @@ import { policyRoutes } from './routes/policy-routes';
 import { tenantRoutes } from './routes/tenant-routes';
 import { approvalRoutes } from './routes/approval-routes';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads its body as a stream (batches), keeping its own deadline (chunksInTime). */
+    streamedBody?: boolean;
+  }
+}
+
 export const API_VERSION = '0.1.0';
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
@@ -62,7 +69,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // The body's deadline (see GatewayLimits.bodyTimeoutMs) for JSON bodies; streamed bodies keep
   // theirs as they read (chunksInTime).
   const jsonBodyDeadline = async (request: FastifyRequest, _reply: FastifyReply, payload: Readable) => {
-    if (!hasBody(request) || (request.routeOptions.config as { streamedBody?: boolean }).streamedBody) return payload;
+    if (!hasBody(request) || request.routeOptions.config.streamedBody) return payload;
     const deadline = bodyWithin(payload, deps.limits.bodyTimeoutMs, () => request.raw.socket?.destroy());
     request.raw.once('close', () => deadline.cancel());
     return deadline;

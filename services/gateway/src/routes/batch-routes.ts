@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { NotFoundError, ValidationError } from '@guardagent/errors';
 import { GuardJobSchema, parseOrThrow, type GuardJob } from '@guardagent/schemas';
 import { BatchResultsQuerySchema, IdParamsSchema, idOfShape } from '../api-schemas';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../gateway-errors';
+import { bulkChunkLimit } from '@guardagent/quotas';
+import { PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
 import { chunksInTime } from '../body-deadline';
 import { readJsonLines, readText } from '../json-lines';
@@ -75,12 +76,18 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           const source = ndjson
             ? readJsonLines(body, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
             : arrayItems(await readText(body, { maxBytes: limits.batchJsonBodyBytes }));
-          // A chunk is admitted whole against the tenant's quotas, so it must fit in the bucket.
+          // A chunk is admitted whole against the tenant's quotas, as bulk work: it must fit in half
+          // the bucket and half the in-flight room, the other half staying free for the tenant's
+          // live checks (see bulkChunkLimit).
           const quotas = await deps.shardOf(caller.tenant).quotas.effective(caller.tenant);
-          const chunkSize = Math.max(1, Math.min(limits.batchChunk, quotas.checkBurst, quotas.jobsInFlight));
+          const chunkSize = Math.min(limits.batchChunk, bulkChunkLimit(quotas));
           // Over its check rate or jobs in flight, the tenant's upload waits (the stream is not
-          // read meanwhile) instead of failing halfway; after this long it is refused.
-          const admit = (ids: string[]) => deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { maxWaitMs: BATCH_ADMISSION_WAIT_MS });
+          // read meanwhile, and the body's deadline does not count the wait) instead of failing
+          // halfway; after this long, or if the client goes away, it is refused.
+          const gone = new AbortController();
+          reply.raw.once('close', () => gone.abort(new RequestTimeoutError('the client closed the connection')));
+          const admit = (ids: string[]) =>
+            deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { bulk: true, maxWaitMs: BATCH_ADMISSION_WAIT_MS, signal: gone.signal });
           await deps.transports.use(caller.tenant, async (transport) => {
             let chunk: GuardJob[] = [];
             const flush = async () => {
