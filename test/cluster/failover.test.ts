@@ -35,9 +35,10 @@ afterAll(async () => {
 /** The port of the primary serving `slot`, and its node id. */
 async function ownerOfSlot(slot: number): Promise<{ port: number; id: string }> {
   const any = nodes.values().next().value!;
-  const ranges = (await any.cluster('SLOTS')) as Array<[number, number, [string, number, string]]>;
+  const ranges = await any.cluster('SLOTS');
   const range = ranges.find(([low, high]) => slot >= low && slot <= high)!;
-  return { port: range[2][1], id: range[2][2] };
+  const [, port, id] = range[2]!;
+  return { port, id };
 }
 
 /** Takes `slot` from its owner (the cluster now has no primary for it) until the returned function gives it back. */

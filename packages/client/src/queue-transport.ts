@@ -90,9 +90,15 @@ type ResolvedPolicy = RegisteredPolicy & { shadow: RegisteredPolicy | null };
 
 /**
  * Called with the ids of jobs about to be queued, after validation and before anything is
- * written; throwing refuses them all. The gateway admits them against the tenant's quotas here.
+ * written, and the bytes of their jobs' JSON (what they will hold in Redis); throwing refuses them
+ * all. The gateway admits them against the tenant's quotas here.
  */
-export type AdmitJobs = (jobIds: string[]) => Promise<void>;
+export type AdmitJobs = (jobIds: string[], bytes: number) => Promise<void>;
+
+/** The bytes of a job's JSON as it travels and is stored (input, output, context, subject, action). */
+function jobBytes(job: PipelineState['job']): number {
+  return Buffer.byteLength(JSON.stringify(job));
+}
 /** After a failed read of a decision (Redis reconnecting), read again this much later, at most MAX_REREADS times. */
 const REREAD_DELAY_MS = 250;
 const MAX_REREADS = 40;
@@ -216,8 +222,9 @@ export class QueueTransport implements GuardTransport {
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     await this.retried(() => this.headroom.assertRoom());
     const submittedAt = await this.bindKey(job, id, registered);
-    await options.admit?.([id]);
-    await this.batcher.add(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt));
+    const state = this.newState(id, job, registered, null, options.batchId ?? null, submittedAt);
+    await options.admit?.([id], jobBytes(state.job));
+    await this.batcher.add(state);
     return { id };
   }
 
@@ -237,7 +244,7 @@ export class QueueTransport implements GuardTransport {
       const submittedAt = await this.bindKey(job, id, registered);
       states.push(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt, replay?.id ?? null));
     }
-    await options.admit?.(states.map((state) => state.jobId));
+    if (options.admit) await options.admit(states.map((state) => state.jobId), states.reduce((sum, state) => sum + jobBytes(state.job), 0));
     // Chunks of known checks: their job ids follow from the checks, so a batch resumed after a
     // crash re-adds an already queued chunk as the same job (BullMQ adds a job id once).
     const chunks = splitIntoChunks(states, this.batcherMax(), DEFAULT_CHUNK_MAX_CHARS).map((checks) => ({ jobId: chunkJobIdOf(checks), checks }));
@@ -256,7 +263,8 @@ export class QueueTransport implements GuardTransport {
       const existing = await this.retried(() => this.results.getDecision(this.tenant, id));
       if (existing) return existing;
     }
-    await options.admit?.([id]);
+    const state = this.newState(id, job, registered, this.listener.channel, null, submittedAt);
+    await options.admit?.([id], jobBytes(state.job));
     return new Promise<Decision>((resolve, reject) => {
       let settled = false;
       const finish = (error: Error | null, decision?: Decision) => {
@@ -303,7 +311,7 @@ export class QueueTransport implements GuardTransport {
       }, timeoutMs);
       // Keyed re-submits may join a job someone else waits on, whose announcement goes to that caller.
       const poller = job.idempotencyKey ? setInterval(() => void fetchResult(), DUPLICATE_POLL_MS) : undefined;
-      this.batcher.add(this.newState(id, job, registered, this.listener.channel, null, submittedAt)).catch((error) => finish(error as Error));
+      this.batcher.add(state).catch((error) => finish(error as Error));
     });
   }
 

@@ -70,6 +70,8 @@ export function keys(prefix: string) {
     quotaBucket: (tenant: string) => `${prefix}:${tenant}:quota:bucket`,
     /** The tenant's checks in flight: job id → submit time (a sorted set; a decision removes its id). */
     jobsInFlight: (tenant: string) => `${prefix}:${tenant}:quota:in-flight`,
+    /** Bytes the tenant's checks hold, by when they expire: bucket end (ms) → bytes (a hash; see CheckAdmission). */
+    storedBytes: (tenant: string) => `${prefix}:${tenant}:quota:stored`,
     tenantByKeyHash: (hash: string) => `${prefix}:${D.tenantKeys}:${hash}`,
     tenantKeyRecords: (tenant: string) => `${prefix}:${D.tenants}:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:${D.metrics}:decisions`,

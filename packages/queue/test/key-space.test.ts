@@ -29,6 +29,7 @@ const TENANT_KEYS: Record<string, (tenant: string) => string> = {
   policyReplays: (t) => k.policyReplays(t, 'id'),
   quotaBucket: (t) => k.quotaBucket(t),
   jobsInFlight: (t) => k.jobsInFlight(t),
+  storedBytes: (t) => k.storedBytes(t),
   metricsPolicies: (t) => k.metricsPolicies(t),
 };
 const DEPLOYMENT_KEYS: Record<string, string> = {

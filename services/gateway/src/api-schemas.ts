@@ -116,6 +116,7 @@ export const QuotasViewSchema = z.object({
   quotas: TenantQuotasSchema,
   overrides: TenantQuotaOverridesSchema,
   inFlight: z.number().int().describe('checks submitted and not yet decided'),
+  storedBytes: z.number().int().describe("bytes the tenant's checks count against quotas.storedBytes now (each check's job JSON and 1,200 bytes, until its decision expires)"),
 });
 
 export const KeyCreateBodySchema = z

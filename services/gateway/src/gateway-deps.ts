@@ -38,6 +38,8 @@ export interface GatewayLimits {
   bodyTimeoutMs: number;
   /** The slowest a streamed batch body may arrive after the grace (see bodyTimeoutMs), bytes per second. */
   minBodyBytesPerSecond: number;
+  /** Longest a batch upload waits for the tenant's quotas to let its next chunk in, ms; then 429. */
+  batchAdmissionWaitMs: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -51,6 +53,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   // The largest JSON body (16 MiB) at 560 KB/s; a trickled body is cut off after 30 s, not 300.
   bodyTimeoutMs: 30_000,
   minBodyBytesPerSecond: 64 * 1024,
+  batchAdmissionWaitMs: 60_000,
 };
 
 /** The Redis-backed stores of one shard (see ShardLayout): every tenant's data is in its shard's. */

@@ -1,12 +1,7 @@
 import { GuardAgentError } from '@guardagent/errors';
 
-/** The request body (or a batch) is larger than the gateway accepts. */
-export class PayloadTooLargeError extends GuardAgentError {
-  readonly code = 'PAYLOAD_TOO_LARGE';
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super(message, details);
-  }
-}
+/** The request body (or a batch) is larger than the gateway accepts (or a quota can ever take). */
+export { PayloadTooLargeError } from '@guardagent/errors';
 
 /** The request conflicts with what exists (a tenant id already taken). */
 export class ConflictError extends GuardAgentError {

@@ -99,7 +99,7 @@ export class ReplayRunner {
       const effective = await quotas.effective(tenant);
       const chunkSize = Math.min(settings.chunkSize, bulkChunkLimit(effective));
       const maxInFlight = Math.max(chunkSize, Math.min(settings.maxInFlight, effective.jobsInFlight - Math.floor(effective.jobsInFlight / 2)));
-      const admit = (ids: string[]) => admission.admitWaiting(tenant, ids, { bulk: true, maxWaitMs: settings.idleTimeoutMs, signal });
+      const admit = (ids: string[], bytes: number) => admission.admitWaiting(tenant, ids, { bulk: true, bytes, maxWaitMs: settings.idleTimeoutMs, signal });
       const { diff, progress } = await runReplay(
         {
           entries: log.entries(tenant, {

@@ -70,7 +70,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       batches: new BatchStore(redis, prefix, config.resultTtlSeconds),
       replayStore: new ReplayStore(redis, prefix),
       quotas: new QuotaStore(redis, prefix, config.quotas),
-      admission: new CheckAdmission(redis, prefix, config.quotas),
+      admission: new CheckAdmission(redis, prefix, config.quotas, { storedForSeconds: config.resultTtlSeconds }),
     }),
   );
   const shardOf = (tenant: string) => shards[layout.shardOf(tenant)];

@@ -28,9 +28,6 @@ async function* arrayItems(text: string): AsyncGenerator<{ index: number; value:
   for (let index = 0; index < parsed.length; index += 1) yield { index, value: parsed[index] };
 }
 
-/** Longest a batch upload waits for the tenant's quotas to let its next chunk in. */
-const BATCH_ADMISSION_WAIT_MS = 60_000;
-
 export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   const { limits } = deps;
   return [
@@ -86,8 +83,8 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           // halfway; after this long, or if the client goes away, it is refused.
           const gone = new AbortController();
           reply.raw.once('close', () => gone.abort(new RequestTimeoutError('the client closed the connection')));
-          const admit = (ids: string[]) =>
-            deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { bulk: true, maxWaitMs: BATCH_ADMISSION_WAIT_MS, signal: gone.signal });
+          const admit = (ids: string[], bytes: number) =>
+            deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { bulk: true, bytes, maxWaitMs: limits.batchAdmissionWaitMs, signal: gone.signal });
           await deps.transports.use(caller.tenant, async (transport) => {
             let chunk: GuardJob[] = [];
             const flush = async () => {

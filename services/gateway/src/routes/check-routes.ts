@@ -79,7 +79,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         deps.transports.use(caller.tenant, async (transport) => {
           const job = body as GuardJob;
           requireScopeForPolicy(caller.scopes, job.policy, 'policy');
-          const admit = (ids: string[]) => deps.shardOf(caller.tenant).admission.admit(caller.tenant, ids);
+          const admit = (ids: string[], bytes: number) => deps.shardOf(caller.tenant).admission.admit(caller.tenant, ids, { bytes });
           if (query.wait === 0) {
             const { id } = await transport.submit(job, { admit });
             return reply.code(202).header('location', `/v1/checks/${encodeURIComponent(id)}`).send({ id, status: 'queued' });
