@@ -18,7 +18,7 @@ export interface SubmitRetryOptions {
 }
 
 /** The most a server's Retry-After may hold one retry back. */
-export const MAX_RETRY_AFTER_MS = 10_000;
+const MAX_RETRY_AFTER_MS = 10_000;
 
 /**
  * Run `write` again after an error that lost its answer. Only for writes that are idempotent by

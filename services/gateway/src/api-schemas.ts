@@ -67,7 +67,7 @@ export const IdParamsSchema = z.object({ id: z.string().min(1).max(256) }).stric
  * another shape names nothing: 404, as an unknown id.
  */
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export const ID_SHAPES = {
+const ID_SHAPES = {
   check: CHECK_ID_PATTERN,
   batch: UUID_PATTERN,
   replay: UUID_PATTERN,

@@ -13,7 +13,7 @@ export function bodyWithin(payload: Readable, ms: number, onIdle: () => void): B
   return deadline;
 }
 
-export class BodyDeadline extends Transform {
+class BodyDeadline extends Transform {
   private readonly timer: NodeJS.Timeout;
 
   constructor(ms: number, onIdle: () => void) {
@@ -46,7 +46,7 @@ export class BodyDeadline extends Transform {
   }
 }
 
-export interface StreamDeadline {
+interface StreamDeadline {
   /** Time the body may take before any byte counts. */
   graceMs: number;
   /** After the grace, each byte received buys this much more time: 1 s per `minBytesPerSecond` bytes. */
