@@ -41,7 +41,8 @@ export interface HttpTransportOptions {
   fetch?: typeof fetch;
   /**
    * Tries of a check or submit whose answer was lost (the connection broke, or the gateway answered
-   * 502/503/504 UNAVAILABLE); default 3. Safe because every check is sent with an idempotency key
+   * 502/503/504 UNAVAILABLE, as it does while Redis reconnects or a Redis Cluster fails over; a
+   * retry waits at least the answer's Retry-After, up to 10 s); default 4. Safe because every check is sent with an idempotency key
    * (a random one when the job has none), so a retry joins the job the first try may have queued.
    */
   submitAttempts?: number;
@@ -112,7 +113,9 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
   } else if (code === 'UNAUTHORIZED' || (!code && response.status === 401)) {
     error = new UnauthorizedError(message);
   } else if (code === 'UNAVAILABLE' || (!code && response.status >= 502 && response.status <= 504)) {
-    error = new UnavailableError(message, { status: response.status });
+    // Redis reconnecting or a cluster failing over (`details.redis`), a gateway restarting, a proxy's 5xx.
+    const retryAfter = Number(response.headers.get('retry-after'));
+    error = new UnavailableError(message, { ...details, status: response.status, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) });
   } else {
     error = new GatewayError(code || `HTTP_${response.status}`, message, response.status, details);
   }
@@ -298,6 +301,10 @@ export class HttpTransport implements GuardTransport {
       attempts: this.options.submitAttempts ?? DEFAULT_SUBMIT_ATTEMPTS,
       isLost: (error) => error instanceof UnavailableError && (error.details.unreachable === true || error.details.status !== undefined),
       stopped: () => this.closed,
+      retryAfterMs: (error) => {
+        const seconds = error instanceof UnavailableError ? error.details.retryAfterSeconds : undefined;
+        return typeof seconds === 'number' ? seconds * 1000 : null;
+      },
     });
   }
 

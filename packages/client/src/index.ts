@@ -1,6 +1,6 @@
 export type { GuardTransport, CheckOptions, FeedbackInput } from './guard-transport';
 export { QueueTransport, type QueueTransportOptions, type AdmitJobs } from './queue-transport';
-export { jobIdFor } from './job-id';
+export { jobIdFor, compileIdFor, CHECK_ID_PATTERN, COMPILE_ID_PATTERN } from './job-id';
 export {
   HttpTransport,
   GatewayError,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { CheckTimeoutError, NotFoundError, UnavailableError, ValidationError } from '@guardagent/errors';
+import { CheckTimeoutError, ConfigError, NotFoundError, UnavailableError, ValidationError } from '@guardagent/errors';
 import {
   MemoryHeadroom,
   QueueSet,
@@ -10,7 +10,7 @@ import {
   ResultStore,
   createRedisConnection,
   enqueueCompile,
-  isRedisConnectionError,
+  isRedisTransientError,
   newPipelineState,
   refuseWhenFull,
   CHECK_CHUNK_JOB,
@@ -20,6 +20,8 @@ import {
   recordCheckChunks,
   waitUntilReady,
   settleShardLayout,
+  isReservedTenantId,
+  RESERVED_TENANT_IDS,
   type PipelineState,
 } from '@guardagent/queue';
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
@@ -41,7 +43,7 @@ import {
 import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
 import { LRUCache } from 'lru-cache';
 import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
-import { jobIdFor } from './job-id';
+import { compileIdFor, jobIdFor } from './job-id';
 import { startJobTrace } from './root-trace';
 import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries, type SubmitRetryOptions } from './submit-retry';
 import { CheckBatcher, DEFAULT_CHUNK_LINGER_MS, DEFAULT_CHUNK_MAX, DEFAULT_CHUNK_MAX_CHARS, splitIntoChunks, type LingerScheduler } from './check-batcher';
@@ -88,9 +90,15 @@ type ResolvedPolicy = RegisteredPolicy & { shadow: RegisteredPolicy | null };
 
 /**
  * Called with the ids of jobs about to be queued, after validation and before anything is
- * written; throwing refuses them all. The gateway admits them against the tenant's quotas here.
+ * written, and the bytes of their jobs' JSON (what they will hold in Redis); throwing refuses them
+ * all. The gateway admits them against the tenant's quotas here.
  */
-export type AdmitJobs = (jobIds: string[]) => Promise<void>;
+export type AdmitJobs = (jobIds: string[], bytes: number) => Promise<void>;
+
+/** The bytes of a job's JSON as it travels and is stored (input, output, context, subject, action). */
+function jobBytes(job: PipelineState['job']): number {
+  return Buffer.byteLength(JSON.stringify(job));
+}
 /** After a failed read of a decision (Redis reconnecting), read again this much later, at most MAX_REREADS times. */
 const REREAD_DELAY_MS = 250;
 const MAX_REREADS = 40;
@@ -128,7 +136,8 @@ export class QueueTransport implements GuardTransport {
     this.headroom = new MemoryHeadroom(redis, { refuseAtRatio: options.refuseAtMemoryRatio });
     this.retry = {
       attempts: options.submitAttempts,
-      isLost: isRedisConnectionError,
+      // A lost connection, or a Redis Cluster moving a slot or promoting a replica under the step.
+      isLost: isRedisTransientError,
       stopped: () => this.closing.signal.aborted,
       ...(options.onSubmitRetry ? { onRetry: options.onSubmitRetry } : {}),
     };
@@ -154,6 +163,9 @@ export class QueueTransport implements GuardTransport {
       locateChecks: false,
       ...options,
     };
+    if (isReservedTenantId(given.tenant)) {
+      throw new ConfigError(`tenant '${given.tenant}' is reserved: the deployment's own keys use that segment (${RESERVED_TENANT_IDS.join(', ')})`, { tenant: given.tenant });
+    }
     // On a Redis Cluster the prefix is a hash tag, as the workers' (loadConfig) is.
     const resolved = { ...given, prefix: keyPrefixFor(given.prefix, given.redisUrl) };
     const redis = createRedisConnection(resolved.redisUrl, 'producer', 'client');
@@ -210,8 +222,9 @@ export class QueueTransport implements GuardTransport {
     const id = jobIdFor(this.tenant, job.idempotencyKey);
     await this.retried(() => this.headroom.assertRoom());
     const submittedAt = await this.bindKey(job, id, registered);
-    await options.admit?.([id]);
-    await this.batcher.add(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt));
+    const state = this.newState(id, job, registered, null, options.batchId ?? null, submittedAt);
+    await options.admit?.([id], jobBytes(state.job));
+    await this.batcher.add(state);
     return { id };
   }
 
@@ -231,7 +244,7 @@ export class QueueTransport implements GuardTransport {
       const submittedAt = await this.bindKey(job, id, registered);
       states.push(this.newState(id, job, registered, null, options.batchId ?? null, submittedAt, replay?.id ?? null));
     }
-    await options.admit?.(states.map((state) => state.jobId));
+    if (options.admit) await options.admit(states.map((state) => state.jobId), states.reduce((sum, state) => sum + jobBytes(state.job), 0));
     // Chunks of known checks: their job ids follow from the checks, so a batch resumed after a
     // crash re-adds an already queued chunk as the same job (BullMQ adds a job id once).
     const chunks = splitIntoChunks(states, this.batcherMax(), DEFAULT_CHUNK_MAX_CHARS).map((checks) => ({ jobId: chunkJobIdOf(checks), checks }));
@@ -250,7 +263,8 @@ export class QueueTransport implements GuardTransport {
       const existing = await this.retried(() => this.results.getDecision(this.tenant, id));
       if (existing) return existing;
     }
-    await options.admit?.([id]);
+    const state = this.newState(id, job, registered, this.listener.channel, null, submittedAt);
+    await options.admit?.([id], jobBytes(state.job));
     return new Promise<Decision>((resolve, reject) => {
       let settled = false;
       const finish = (error: Error | null, decision?: Decision) => {
@@ -297,7 +311,7 @@ export class QueueTransport implements GuardTransport {
       }, timeoutMs);
       // Keyed re-submits may join a job someone else waits on, whose announcement goes to that caller.
       const poller = job.idempotencyKey ? setInterval(() => void fetchResult(), DUPLICATE_POLL_MS) : undefined;
-      this.batcher.add(this.newState(id, job, registered, this.listener.channel, null, submittedAt)).catch((error) => finish(error as Error));
+      this.batcher.add(state).catch((error) => finish(error as Error));
     });
   }
 
@@ -354,7 +368,7 @@ export class QueueTransport implements GuardTransport {
         ? await this.policies.get(this.tenant, policyOrId)
         : await this.policies.put(this.tenant, parseOrThrow(PolicySchema, policyOrId, 'policy'));
     const { policy, digest, programDigest } = registered;
-    const id = `compile-${programDigest.slice(0, 16)}-${randomUUID().slice(0, 8)}`;
+    const id = compileIdFor(programDigest);
     const timeoutMs = options.timeoutMs ?? 10 * 60_000;
     const root = startJobTrace('guardagent.compile', { 'guardagent.policy.id': policy.id, 'guardagent.job.id': id });
     const state = newPipelineState({

@@ -13,7 +13,12 @@ export interface SubmitRetryOptions {
   stopped: () => boolean;
   /** Told of each error that is about to be retried (`attempt` is the try that failed). */
   onRetry?: (error: unknown, attempt: number) => void;
+  /** How long the error itself asks to wait (an HTTP Retry-After), ms; the longer of it and the backoff is waited, at most MAX_RETRY_AFTER_MS. */
+  retryAfterMs?: (error: unknown) => number | null;
 }
+
+/** The most a server's Retry-After may hold one retry back. */
+const MAX_RETRY_AFTER_MS = 10_000;
 
 /**
  * Run `write` again after an error that lost its answer. Only for writes that are idempotent by
@@ -28,7 +33,9 @@ export async function withSubmitRetries<T>(write: () => Promise<T>, options: Sub
     } catch (error) {
       if (!options.isLost(error) || attempt >= attempts || options.stopped()) throw error;
       options.onRetry?.(error, attempt);
-      const delay = SUBMIT_RETRY_DELAYS_MS[Math.min(attempt - 1, SUBMIT_RETRY_DELAYS_MS.length - 1)]!;
+      const backoff = SUBMIT_RETRY_DELAYS_MS[Math.min(attempt - 1, SUBMIT_RETRY_DELAYS_MS.length - 1)]!;
+      const asked = options.retryAfterMs?.(error) ?? 0;
+      const delay = Math.max(backoff, Math.min(asked, MAX_RETRY_AFTER_MS));
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

@@ -21,6 +21,10 @@ let proxyUrl: string;
 /** How many upcoming POST /v1/checks the proxy forwards and then answers by dropping the connection. */
 let dropNext = 0;
 let checkPosts = 0;
+/** How many upcoming POST /v1/checks the proxy answers itself with this status (as a gateway whose Redis fails over would), unforwarded. */
+let answerNext: { count: number; status: number; code: string; retryAfter?: string } = { count: 0, status: 0, code: '' };
+/** When each POST /v1/checks reached the proxy. */
+const checkPostTimes: number[] = [];
 
 /**
  * A proxy in front of the gateway that can lose answers: the request reaches the gateway (the job
@@ -30,7 +34,18 @@ function startLossyProxy(target: string): Promise<Server> {
   const { hostname, port } = new URL(target);
   const server = createServer((req, res) => {
     const isCheck = req.method === 'POST' && (req.url ?? '').startsWith('/v1/checks');
-    if (isCheck) checkPosts += 1;
+    if (isCheck) {
+      checkPosts += 1;
+      checkPostTimes.push(performance.now());
+    }
+    if (isCheck && answerNext.count > 0) {
+      answerNext.count -= 1;
+      req.resume();
+      const body = JSON.stringify({ error: { code: answerNext.code, message: 'as the gateway answers during a Redis Cluster failover', details: { redis: 'failover' } } });
+      res.writeHead(answerNext.status, { 'content-type': 'application/json', ...(answerNext.retryAfter ? { 'retry-after': answerNext.retryAfter } : {}) });
+      res.end(body);
+      return;
+    }
     const drop = isCheck && dropNext > 0;
     if (drop) dropNext -= 1;
     const upstream = httpRequest({ hostname, port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
@@ -117,6 +132,46 @@ describe('HttpTransport when an answer is lost on the way back', () => {
       const decision = await transport.check(job);
       expect(decision.decision).toBe('allow');
       expect(await decisionsStored()).toBe(before);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('retries a 503 UNAVAILABLE (Redis failing over behind the gateway), waiting its Retry-After', async () => {
+    const transport = new HttpTransport({ baseUrl: proxyUrl, apiKey: ADMIN_KEY });
+    try {
+      const before = await decisionsStored();
+      const postsBefore = checkPostTimes.length;
+      answerNext = { count: 2, status: 503, code: 'UNAVAILABLE', retryAfter: '1' };
+      const decision = await transport.check({ policy: 'refunds', input: 'r', context: { amount: 900 } });
+      expect(decision.decision).toBe('deny');
+      const times = checkPostTimes.slice(postsBefore);
+      expect(times).toHaveLength(3);
+      // Its own backoff would have been 100 and 400 ms; the answers asked for 1 s each.
+      expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
+      expect(times[2] - times[1]).toBeGreaterThanOrEqual(950);
+      expect(await decisionsStored()).toBe(before + 1);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('does not retry a 500 (a fault, not a passing outage), nor wait past 10 s for a Retry-After', async () => {
+    const transport = new HttpTransport({ baseUrl: proxyUrl, apiKey: ADMIN_KEY });
+    try {
+      const postsBefore = checkPostTimes.length;
+      answerNext = { count: 1, status: 500, code: 'INTERNAL_ERROR' };
+      const failed = await transport.check({ policy: 'refunds', input: 'r', context: { amount: 1 } }).catch((error: unknown) => error);
+      expect(failed).toMatchObject({ code: 'INTERNAL_ERROR', status: 500 });
+      expect(checkPostTimes.length - postsBefore).toBe(1);
+
+      answerNext = { count: 1, status: 503, code: 'UNAVAILABLE', retryAfter: '3600' };
+      const started = performance.now();
+      const decision = await transport.check({ policy: 'refunds', input: 'r', context: { amount: 2 } });
+      expect(decision.decision).toBe('allow');
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(9_900);
+      expect(waited).toBeLessThan(15_000);
     } finally {
       await transport.close();
     }

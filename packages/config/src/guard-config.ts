@@ -63,6 +63,8 @@ export const GuardConfigSchema = z.object({
     checkBurst: positiveInt(2000),
     jobsInFlight: positiveInt(20_000),
     policies: positiveInt(1000),
+    /** Bytes of Redis one tenant's checks may hold (8 GiB; see TenantQuotas.storedBytes in @guardagent/quotas). */
+    storedBytes: z.coerce.number().int().positive().max(2 ** 50).default(8 * 1024 ** 3),
   }),
   /**
    * Micro-batching at the producers (client, gateway, CLI): checks submitted within the linger go
@@ -112,6 +114,7 @@ const ENV_NAMES: Record<string, string> = {
   'quotas.checkBurst': 'GUARDAGENT_QUOTA_CHECK_BURST',
   'quotas.jobsInFlight': 'GUARDAGENT_QUOTA_JOBS_IN_FLIGHT',
   'quotas.policies': 'GUARDAGENT_QUOTA_POLICIES',
+  'quotas.storedBytes': 'GUARDAGENT_QUOTA_STORED_BYTES',
   'decisionLog.record': 'GUARDAGENT_DECISION_LOG',
   'decisionLog.maxEntries': 'GUARDAGENT_DECISION_LOG_MAX_ENTRIES',
   'decisionLog.maxAgeSeconds': 'GUARDAGENT_DECISION_LOG_MAX_AGE_SECONDS',
@@ -159,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       checkBurst: read('quotas.checkBurst'),
       jobsInFlight: read('quotas.jobsInFlight'),
       policies: read('quotas.policies'),
+      storedBytes: read('quotas.storedBytes'),
     },
     decisionLog: {
       record: read('decisionLog.record'),

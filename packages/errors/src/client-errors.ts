@@ -25,11 +25,11 @@ export class GuardDeniedError extends GuardAgentError {
   }
 }
 
-/** Operation needs a Redis / HTTP connection that is not there. */
+/** Operation needs a Redis / HTTP connection that is not there. `cause`: the error underneath, if any. */
 export class UnavailableError extends GuardAgentError {
   readonly code = 'UNAVAILABLE';
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super(message, details);
+  constructor(message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, details, options);
   }
 }
 

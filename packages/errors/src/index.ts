@@ -13,7 +13,7 @@ export {
   ConfigError,
 } from './client-errors';
 export { errorMessage } from './error-message';
-export { QuotaExceededError } from './quota-errors';
+export { QuotaExceededError, PayloadTooLargeError } from './quota-errors';
 export { ScopeRequiredError } from './scope-errors';
 export { IdempotencyConflictError } from './idempotency-errors';
 export { StoreFullError } from './store-full-error';

@@ -7,3 +7,14 @@ export class QuotaExceededError extends GuardAgentError {
     super(`${what}: the limit is ${limit}`, { limit, ...details });
   }
 }
+
+/**
+ * A request (or a batch, or one chunk of it) larger than the gateway or a quota can ever take:
+ * waiting would not help. `details` names the limit (`maxBytes`, `maxJobs`, or `quota`).
+ */
+export class PayloadTooLargeError extends GuardAgentError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}

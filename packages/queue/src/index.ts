@@ -1,6 +1,6 @@
 export { STAGES, type Stage } from './stages';
 export { createRedisConnection, waitUntilReady, type RedisPurpose } from './redis-connection';
-export { keys, type Keys } from './keys';
+export { keys, DEPLOYMENT_SEGMENTS, RESERVED_TENANT_IDS, isReservedTenantId, type Keys } from './keys';
 export {
   PipelineStateSchema,
   StageJobPayloadSchema,
@@ -30,7 +30,7 @@ export { RedisScript } from './redis-script';
 export { MemoryHeadroom, refuseWhenFull, type MemoryHeadroomOptions } from './memory-headroom';
 export { infoField, parseMemoryInfo } from './redis-info';
 export { isRedisOutOfMemory } from './redis-out-of-memory';
-export { isRedisConnectionError, RedisNotReadyError } from './redis-connection-error';
+export { isRedisConnectionError, isRedisTransientError, redisTransientKind, RedisNotReadyError } from './redis-connection-error';
 export { checkRedisSettings, type RedisSettingWarning, type RedisSettingCode } from './redis-settings-check';
 export { RedisOutageLog, type OutageLogger } from './redis-outage-log';
 export { settleShardLayout } from './shard-layout-record';

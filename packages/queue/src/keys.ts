@@ -1,6 +1,38 @@
+import { STAGES } from './stages';
+
+/**
+ * The first segment after the prefix of every key and channel that is not a tenant's: the
+ * deployment's records (tenants, API keys, the shard layout), counters, worker heartbeats, reply
+ * channels, the rails' shared state (approvals, rate-limit windows); BullMQ's queues add one each
+ * (STAGES). A tenant's keys are `<prefix>:<tenant>:…`, so no tenant id may be one of these (see
+ * RESERVED_TENANT_IDS): a tenant named `tenants` would write its policy `keys` over the key records
+ * of a tenant named `policy` (`<prefix>:tenants:policy:keys`).
+ */
+export const DEPLOYMENT_SEGMENTS = {
+  tenants: 'tenants',
+  tenantKeys: 'tenant-keys',
+  metrics: 'metrics',
+  workers: 'workers',
+  layout: 'layout',
+  replies: 'replies',
+  approval: 'approval',
+  rateLimits: 'rl',
+} as const;
+
+/** Tenant ids that would share key space with the deployment's own keys (see DEPLOYMENT_SEGMENTS). */
+export const RESERVED_TENANT_IDS: readonly string[] = Object.freeze([...Object.values(DEPLOYMENT_SEGMENTS), ...STAGES]);
+
+/** Whether `id` is a segment of the deployment's own keys, so no tenant may have it. */
+export function isReservedTenantId(id: string): boolean {
+  return RESERVED_TENANT_IDS.includes(id);
+}
+
+const D = DEPLOYMENT_SEGMENTS;
+
 /**
  * Every Redis key GuardAgent writes (besides BullMQ's own), in one place. Tenant data always
- * sits under the tenant's segment so one tenant can never address another's.
+ * sits under the tenant's segment so one tenant can never address another's; the deployment's
+ * own keys sit under DEPLOYMENT_SEGMENTS, which no tenant id may be.
  */
 export function keys(prefix: string) {
   return {
@@ -13,13 +45,13 @@ export function keys(prefix: string) {
     /** The chunk job carrying a check (only when its producer records it: locateChecks). */
     checkChunk: (tenant: string, id: string) => `${prefix}:${tenant}:check-chunk:${id}`,
     compileResult: (tenant: string, id: string) => `${prefix}:${tenant}:compile:${id}`,
-    replyChannel: (clientId: string) => `${prefix}:replies:${clientId}`,
+    replyChannel: (clientId: string) => `${prefix}:${D.replies}:${clientId}`,
     policyCurrent: (tenant: string, id: string) => `${prefix}:${tenant}:policy:${id}`,
     policyIndex: (tenant: string) => `${prefix}:${tenant}:policies`,
     /** The digest of a policy id's shadow version (enforcement: shadow), if it has one. */
     policyShadow: (tenant: string, id: string) => `${prefix}:${tenant}:policy-shadow:${id}`,
     /** Shadow decisions counted by `tenant|policy|agree|disagree|undecided`. */
-    metricsShadow: () => `${prefix}:metrics:shadow`,
+    metricsShadow: () => `${prefix}:${D.metrics}:shadow`,
     policySnapshot: (tenant: string, digest: string) => `${prefix}:${tenant}:policy-snapshot:${digest}`,
     program: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program:${programDigest}`,
     programReport: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program-report:${programDigest}`,
@@ -31,23 +63,25 @@ export function keys(prefix: string) {
     replay: (tenant: string, id: string) => `${prefix}:${tenant}:replay:${id}`,
     /** A policy's replays by start time (a sorted set of replay ids). */
     policyReplays: (tenant: string, policyId: string) => `${prefix}:${tenant}:policy-replays:${policyId}`,
-    tenant: (id: string) => `${prefix}:tenants:${id}`,
+    tenant: (id: string) => `${prefix}:${D.tenants}:${id}`,
     /** Quota overrides of one tenant (a hash; absent fields take the configured defaults). */
-    tenantQuotas: (id: string) => `${prefix}:tenants:${id}:quotas`,
+    tenantQuotas: (id: string) => `${prefix}:${D.tenants}:${id}:quotas`,
     /** The tenant's check token bucket (tokens, last refill). */
     quotaBucket: (tenant: string) => `${prefix}:${tenant}:quota:bucket`,
     /** The tenant's checks in flight: job id → submit time (a sorted set; a decision removes its id). */
     jobsInFlight: (tenant: string) => `${prefix}:${tenant}:quota:in-flight`,
-    tenantByKeyHash: (hash: string) => `${prefix}:tenant-keys:${hash}`,
-    tenantKeyRecords: (tenant: string) => `${prefix}:tenants:${tenant}:keys`,
-    metricsDecisions: () => `${prefix}:metrics:decisions`,
+    /** Bytes the tenant's checks hold, by when they expire: bucket end (ms) → bytes (a hash; see CheckAdmission). */
+    storedBytes: (tenant: string) => `${prefix}:${tenant}:quota:stored`,
+    tenantByKeyHash: (hash: string) => `${prefix}:${D.tenantKeys}:${hash}`,
+    tenantKeyRecords: (tenant: string) => `${prefix}:${D.tenants}:${tenant}:keys`,
+    metricsDecisions: () => `${prefix}:${D.metrics}:decisions`,
     /** Stage jobs taken over from a dead or frozen worker (`stalled|<stage>`), and of those, finished (`recovered|<stage>`). */
-    metricsTakeovers: () => `${prefix}:metrics:takeovers`,
+    metricsTakeovers: () => `${prefix}:${D.metrics}:takeovers`,
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
-    workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,
+    workerHeartbeat: (stage: string) => `${prefix}:${D.workers}:${stage}`,
     /** The deployment's shard count (see checkShardLayout); under the deployment's prefix, never a shard's. */
-    shardLayout: () => `${prefix}:layout`,
+    shardLayout: () => `${prefix}:${D.layout}`,
     /** BullMQ's lock of a stage job (BullMQ's own key layout: `<prefix>:<queue>:<id>:lock`). */
     jobLock: (queue: string, id: string) => `${prefix}:${queue}:${id}:lock`,
   };

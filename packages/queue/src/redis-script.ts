@@ -25,9 +25,8 @@ export class RedisScript {
         return await redis.eval(this.source, keys.length, ...keys, ...args);
       }
     } catch (error) {
-      throw new UnavailableError(`Redis script ${this.name} failed: ${(error as Error)?.message ?? String(error)}`, {
-        script: this.name,
-      });
+      // The Redis error stays the cause, so a passing one (a failover) is still told apart (redisTransientKind).
+      throw new UnavailableError(`Redis script ${this.name} failed: ${(error as Error)?.message ?? String(error)}`, { script: this.name }, { cause: error });
     }
   }
 }

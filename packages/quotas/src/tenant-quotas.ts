@@ -14,6 +14,12 @@ export const TenantQuotasSchema = z
     jobsInFlight: z.number().int().positive().max(10_000_000),
     /** Stored policies (distinct ids). */
     policies: z.number().int().positive().max(1_000_000),
+    /**
+     * Bytes of Redis the tenant's checks may hold: each admitted check counts its job's JSON (a
+     * quarter more, for the allocator's rounding) and STORED_BYTES_PER_CHECK (its decision and
+     * bookkeeping) for as long as its decision is kept.
+     */
+    storedBytes: z.number().int().positive().max(2 ** 50),
   })
   .strict();
 export type TenantQuotas = z.infer<typeof TenantQuotasSchema>;
@@ -23,6 +29,7 @@ export const DEFAULT_TENANT_QUOTAS: TenantQuotas = {
   checkBurst: 2000,
   jobsInFlight: 20_000,
   policies: 1000,
+  storedBytes: 8 * 1024 ** 3,
 };
 
 /** A partial set of overrides, as the admin sends and Redis keeps them. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFoundError } from '@guardagent/errors';
 import {
   BatchStatusSchema,
   FeedbackCaseSchema,
@@ -13,8 +14,10 @@ import {
   parseSince,
 } from '@guardagent/schemas';
 import { TenantQuotaOverridesSchema, TenantQuotasSchema } from '@guardagent/quotas';
+import { CHECK_ID_PATTERN, COMPILE_ID_PATTERN } from '@guardagent/client';
 import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
+import { RESERVED_TENANT_IDS, isReservedTenantId } from '@guardagent/queue';
 import { ReplayRecordSchema } from './replay-store';
 
 /** The most a client may ask the gateway to hold a request open for a decision. */
@@ -55,6 +58,27 @@ export const BatchResultsQuerySchema = z.object({
 });
 
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(256) }).strict();
+
+/**
+ * The shapes of the ids the gateway hands out. A route checks an id from the path against its
+ * shape before any Redis key is built from it (see idOfShape): a check's id names its executor job
+ * (`<prefix>:executor:<id>`), which sits beside BullMQ's own keys (`…:executor:events`, a stream),
+ * and a batch's record (`…:batch:<id>`) beside its results list (`…:batch:<id>:results`). An id of
+ * another shape names nothing: 404, as an unknown id.
+ */
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ID_SHAPES = {
+  check: CHECK_ID_PATTERN,
+  batch: UUID_PATTERN,
+  replay: UUID_PATTERN,
+  compile: COMPILE_ID_PATTERN,
+} as const;
+
+/** `id` when it has the shape of a `kind` id, else NotFoundError (no such id can exist). */
+export function idOfShape(kind: keyof typeof ID_SHAPES, id: string): string {
+  if (!ID_SHAPES[kind].test(id)) throw new NotFoundError(kind, id.length > 64 ? `${id.slice(0, 64)}…` : id);
+  return id;
+}
 export const PolicyParamsSchema = z.object({ id: PolicyIdSchema }).strict();
 export const DemonstrationParamsSchema = z.object({ id: PolicyIdSchema, demoId: z.string().min(1).max(128) }).strict();
 
@@ -68,9 +92,19 @@ export const FeedbackBodySchema = z
 
 const FeedbackResultSchema = z.object({ promoted: z.boolean() });
 
+/**
+ * A new tenant's id: also none of the segments of the deployment's own keys (RESERVED_TENANT_IDS),
+ * whose key space a tenant of that name would share (a tenant `tenants` overwrote the key records
+ * of a tenant `policy`).
+ */
+export const NewTenantIdSchema = TenantIdSchema.refine(
+  (id) => !isReservedTenantId(id),
+  `is reserved: the deployment's own keys use it (${RESERVED_TENANT_IDS.join(', ')})`,
+);
+
 export const TenantCreateBodySchema = z
   .object({
-    id: TenantIdSchema.optional().describe('Tenant id (default: generated)'),
+    id: NewTenantIdSchema.optional().describe(`Tenant id (default: generated); not one of ${RESERVED_TENANT_IDS.join(', ')}, nor default`),
     name: z.string().min(1).max(200).optional(),
     scopes: z.array(KeyScopeSchema).min(1).max(KEY_SCOPES.length).optional().describe("the first key's scopes (default ['admin'])"),
   })
@@ -82,6 +116,7 @@ const QuotasViewSchema = z.object({
   quotas: TenantQuotasSchema,
   overrides: TenantQuotaOverridesSchema,
   inFlight: z.number().int().describe('checks submitted and not yet decided'),
+  storedBytes: z.number().int().describe("bytes the tenant's checks count against quotas.storedBytes now (each check's job JSON and 1,200 bytes, until its decision expires)"),
 });
 
 export const KeyCreateBodySchema = z

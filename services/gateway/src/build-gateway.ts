@@ -1,7 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import swagger from '@fastify/swagger';
 import { ScopeRequiredError, UnauthorizedError } from '@guardagent/errors';
 import { parseOrThrow } from '@guardagent/schemas';
+import { bodyWithin } from './body-deadline';
 import { callerOfKey } from './caller-of-key';
 import { registerDocsPage } from './docs-page';
 import { errorResponse } from './error-response';
@@ -22,8 +24,21 @@ import { policyRoutes } from './routes/policy-routes';
 import { tenantRoutes } from './routes/tenant-routes';
 import { approvalRoutes } from './routes/approval-routes';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads its body as a stream (batches), keeping its own deadline (chunksInTime). */
+    streamedBody?: boolean;
+  }
+}
+
 export const API_VERSION = '0.1.0';
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** Whether the request says it carries a body (a length over 0, or chunked). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
 
 /** Who is calling, and whether their key may do what the route needs. */
 async function authenticate(deps: GatewayDeps, header: string | undefined, level: Exclude<AuthLevel, 'none'>, what: string): Promise<Caller> {
@@ -41,8 +56,27 @@ async function authenticate(deps: GatewayDeps, header: string | undefined, level
 
 /** The Fastify app of the gateway: routes, OpenAPI document, docs page, one error handler. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  // Errors of the router itself (a malformed %-escape, a path parameter over maxParamLength) get
+  // the same answer shape as every other error (they come before any route's handler).
+  const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body, unexpected } = errorResponse(error);
+    if (unexpected) deps.logger.error({ err: error instanceof Error ? error.stack : String(error), url: request.url, reqId: request.id }, 'request failed');
+    if (status === 401) reply.header('www-authenticate', 'Bearer');
+    const retryAfter = body.error.details?.retryAfterSeconds;
+    if ((status === 429 || status === 503) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  };
+  // The body's deadline (see GatewayLimits.bodyTimeoutMs) for JSON bodies; streamed bodies keep
+  // theirs as they read (chunksInTime).
+  const jsonBodyDeadline = async (request: FastifyRequest, _reply: FastifyReply, payload: Readable) => {
+    if (!hasBody(request) || request.routeOptions.config.streamedBody) return payload;
+    const deadline = bodyWithin(payload, deps.limits.bodyTimeoutMs, () => request.raw.socket?.destroy());
+    request.raw.once('close', () => deadline.cancel());
+    return deadline;
+  };
   const app = Fastify({
     logger: false,
+    frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
     bodyLimit: deps.limits.jsonBodyBytes,
     // A gateway behind a proxy sees the client's request id; otherwise we make one.
     requestIdHeader: 'x-request-id',
@@ -74,17 +108,20 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   registerDocsPage(app);
 
-  app.setErrorHandler((error, request, reply) => {
-    const { status, body, unexpected } = errorResponse(error);
-    if (unexpected) deps.logger.error({ err: error instanceof Error ? error.stack : String(error), url: request.url, reqId: request.id }, 'request failed');
-    if (status === 401) reply.header('www-authenticate', 'Bearer');
-    const retryAfter = body.error.details?.retryAfterSeconds;
-    if ((status === 429 || status === 503) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
+  app.setNotFoundHandler(noRoute);
+  // No route: answered before any of a body is read (and the connection then closed, see onSend).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return noRoute(request, reply);
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } }),
-  );
+  app.addHook('preParsing', jsonBodyDeadline);
+  // An answer sent before the request's body has all arrived (an error halfway through a batch, a
+  // deadline passed, a body on a GET) closes the connection: the rest of the body is not read.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+  });
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
   });
@@ -94,6 +131,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       method: spec.method,
       url: spec.url,
       ...(spec.body?.limit && spec.body.mode !== 'stream' ? { bodyLimit: spec.body.limit } : {}),
+      ...(spec.body?.mode === 'stream' ? { config: { streamedBody: true } } : {}),
       // Authenticate before the body is read: an anonymous client cannot make us read 500 MB.
       onRequest: (() => {
         const level = spec.auth;

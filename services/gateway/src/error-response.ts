@@ -1,9 +1,12 @@
 import { GuardAgentError, ValidationError, errorMessage, type FieldIssue } from '@guardagent/errors';
-import { isRedisConnectionError, isRedisOutOfMemory } from '@guardagent/queue';
+import { isRedisOutOfMemory, redisTransientKind } from '@guardagent/queue';
 
 export interface ErrorBody {
   error: { code: string; message: string; issues?: FieldIssue[]; details?: Record<string, unknown> };
 }
+
+/** Retry-After of a 503 that gives none of its own: Redis reconnects or a replica is promoted in about that. */
+const RETRY_AFTER_UNAVAILABLE_S = 1;
 
 /** Status code of each typed error; anything not listed is a 500. */
 const STATUS_BY_CODE: Record<string, number> = {
@@ -16,6 +19,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   CONFLICT: 409,
   IDEMPOTENCY_CONFLICT: 409,
   FEEDBACK_NOT_APPLICABLE: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   QUOTA_EXCEEDED: 429,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -36,6 +40,9 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'VALIDATION_FAILED' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'VALIDATION_FAILED' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'VALIDATION_FAILED' },
+  // The router's: a malformed %-escape in the path, a path parameter longer than any id (100 characters).
+  FST_ERR_BAD_URL: { status: 400, code: 'VALIDATION_FAILED' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: 'VALIDATION_FAILED' },
 };
 
 /**
@@ -48,7 +55,12 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
   }
   if (error instanceof GuardAgentError) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
-    const details = Object.keys(error.details).length ? { details: error.details } : {};
+    // Every 503 says when to try again (the Retry-After header comes from retryAfterSeconds).
+    const extra = status === 503 && typeof error.details.retryAfterSeconds !== 'number' ? { retryAfterSeconds: RETRY_AFTER_UNAVAILABLE_S } : {};
+    // A Redis failure under it (a script's UnavailableError): which kind, as for a bare one below.
+    const transient = status === 503 ? redisTransientKind(error) : null;
+    const all = { ...error.details, ...extra, ...(transient ? { redis: transient } : {}) };
+    const details = Object.keys(all).length ? { details: all } : {};
     return { status, body: { error: { code: error.code, message: error.message, ...details } }, unexpected: status === 500 };
   }
   const fastifyCode = (error as { code?: unknown })?.code;
@@ -72,8 +84,12 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
     const message = 'Redis is at its maxmemory: nothing was queued; retry later';
     return { status: 503, body: { error: { code: 'STORE_FULL', message, details: { retryAfterSeconds: 1 } } }, unexpected: false };
   }
-  if (isRedisConnectionError(error)) {
-    return { status: 503, body: { error: { code: 'UNAVAILABLE', message: 'Redis is unavailable; retry later' } }, unexpected: true };
+  // A lost connection, or a Redis Cluster failing over (redisTransientKind): the same command a
+  // moment later will run. The HTTP SDK retries these, as it does a broken connection.
+  const transient = redisTransientKind(error);
+  if (transient) {
+    const message = transient === 'failover' ? 'Redis is failing over (a cluster slot is moving or has no primary yet); retry shortly' : 'Redis is unavailable; retry later';
+    return { status: 503, body: { error: { code: 'UNAVAILABLE', message, details: { redis: transient, retryAfterSeconds: RETRY_AFTER_UNAVAILABLE_S } } }, unexpected: true };
   }
   return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal error' } }, unexpected: true };
 }

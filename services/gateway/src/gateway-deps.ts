@@ -28,6 +28,18 @@ export interface GatewayLimits {
    * authenticated or not, is cut off with 408 past it; the wait for a decision is not counted.
    */
   requestTimeoutMs: number;
+  /**
+   * How long a request body may take, ms, from when the gateway starts reading it (after the
+   * headers and the key's check). A JSON body must arrive whole within it; a streamed batch body
+   * gets it as a grace, then 1 s more per `minBodyBytesPerSecond` bytes received, counting only
+   * time the gateway waits for bytes (not time it spends queueing them or waiting for quota).
+   * Past it: 408 `REQUEST_TIMEOUT`, and the connection is closed.
+   */
+  bodyTimeoutMs: number;
+  /** The slowest a streamed batch body may arrive after the grace (see bodyTimeoutMs), bytes per second. */
+  minBodyBytesPerSecond: number;
+  /** Longest a batch upload waits for the tenant's quotas to let its next chunk in, ms; then 429. */
+  batchAdmissionWaitMs: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -38,6 +50,10 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   batchChunk: 1000,
   // A 512 MiB batch at 2 MB/s.
   requestTimeoutMs: 300_000,
+  // The largest JSON body (16 MiB) at 560 KB/s; a trickled body is cut off after 30 s, not 300.
+  bodyTimeoutMs: 30_000,
+  minBodyBytesPerSecond: 64 * 1024,
+  batchAdmissionWaitMs: 60_000,
 };
 
 /** The Redis-backed stores of one shard (see ShardLayout): every tenant's data is in its shard's. */

@@ -1,12 +1,7 @@
 import { GuardAgentError } from '@guardagent/errors';
 
-/** The request body (or a batch) is larger than the gateway accepts. */
-export class PayloadTooLargeError extends GuardAgentError {
-  readonly code = 'PAYLOAD_TOO_LARGE';
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super(message, details);
-  }
-}
+/** The request body (or a batch) is larger than the gateway accepts (or a quota can ever take). */
+export { PayloadTooLargeError } from '@guardagent/errors';
 
 /** The request conflicts with what exists (a tenant id already taken). */
 export class ConflictError extends GuardAgentError {
@@ -37,5 +32,17 @@ export class UnsupportedMediaTypeError extends GuardAgentError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
   constructor(contentType: string, accepted: readonly string[]) {
     super(`Content-Type '${contentType}' is not supported here; send ${accepted.join(' or ')}`, { accepted });
+  }
+}
+
+/**
+ * The request body did not arrive in time (see GatewayLimits.bodyTimeoutMs): 408, and the
+ * connection is closed. `statusCode` is what Fastify's body reader answers with.
+ */
+export class RequestTimeoutError extends GuardAgentError {
+  readonly code = 'REQUEST_TIMEOUT';
+  readonly statusCode = 408;
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
   }
 }

@@ -46,8 +46,9 @@ const STANDARD_ERRORS: Record<number, string> = {
   401: 'Missing or wrong API key',
   403: 'The key lacks the scope this operation needs (`error.details.scope`), or only the server admin key may do this',
   404: 'Unknown id (or one belonging to another tenant)',
+  408: 'The body did not arrive in time (`REQUEST_TIMEOUT`; 30 s for a JSON body, a streamed batch at 64 KiB/s after a 30 s grace); the connection is closed',
   413: 'Body too large',
-  503: 'Redis or the pipeline is unavailable',
+  503: 'Redis or the pipeline is unavailable (`UNAVAILABLE`: Redis reconnecting or a Redis Cluster failing over, `details.redis`; `STORE_FULL`); retry after `Retry-After`',
 };
 
 /** The OpenAPI 3.1 document of every (non-hidden) route. */
@@ -71,7 +72,7 @@ export function openApiDocument(routes: readonly AnyRouteSpec[], info: { version
       ...(spec.params || spec.query || spec.body ? [400] : []),
       ...(spec.auth !== 'none' ? [401] : []),
       ...(spec.auth !== 'none' ? [403] : []),
-      ...(spec.body ? [413] : []),
+      ...(spec.body ? [408, 413] : []),
       503,
     ];
     for (const status of errorStatuses) {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage, GuardAgentError } from '@guardagent/errors';
 import type { Logger } from '@guardagent/pipeline';
 import { DecisionLog, type ResultStore } from '@guardagent/queue';
+import { bulkChunkLimit, type CheckAdmission, type QuotaStore } from '@guardagent/quotas';
 import type { ProgramStore, RegisteredPolicy } from '@guardagent/registry';
 import { ReplayInterruptedError, runReplay, type ReplayOptions } from '@guardagent/replay';
 import { ConflictError } from './gateway-errors';
@@ -24,6 +25,9 @@ interface ReplayShard {
   replayStore: ReplayStore;
   results: ResultStore;
   programs: ProgramStore;
+  /** The tenant's quotas: a replay's checks are admitted against them like any other (bulk work). */
+  quotas: Pick<QuotaStore, 'effective'>;
+  admission: Pick<CheckAdmission, 'admitWaiting'>;
 }
 
 export interface ReplayRunnerDeps {
@@ -75,7 +79,7 @@ export class ReplayRunner {
 
   private async run(tenant: string, start: ReplayStart, signal: AbortSignal): Promise<void> {
     const { transports, logger } = this.deps;
-    const { replayStore: store, results, programs, prefix } = this.deps.shardOf(tenant);
+    const { replayStore: store, results, programs, prefix, quotas, admission } = this.deps.shardOf(tenant);
     const log = new DecisionLog(this.deps.redis, prefix);
     const settings = { ...REPLAY_DEFAULTS, ...this.deps.options };
     let record = start.record;
@@ -87,6 +91,15 @@ export class ReplayRunner {
       write({}).catch(() => undefined);
     }, settings.heartbeatMs);
     try {
+      // A replay's checks count against the tenant's quotas like its live ones. It waits for room
+      // (the bucket refills, checks finish) rather than failing halfway, and as bulk work it leaves
+      // half of the burst and of the in-flight room to the tenant's live checks; its chunks and its
+      // checks outstanding are sized to fit. It fails (QUOTA_EXCEEDED) only when no room comes
+      // within the idle timeout.
+      const effective = await quotas.effective(tenant);
+      const chunkSize = Math.min(settings.chunkSize, bulkChunkLimit(effective));
+      const maxInFlight = Math.max(chunkSize, Math.min(settings.maxInFlight, effective.jobsInFlight - Math.floor(effective.jobsInFlight / 2)));
+      const admit = (ids: string[], bytes: number) => admission.admitWaiting(tenant, ids, { bulk: true, bytes, maxWaitMs: settings.idleTimeoutMs, signal });
       const { diff, progress } = await runReplay(
         {
           entries: log.entries(tenant, {
@@ -96,7 +109,7 @@ export class ReplayRunner {
             ...(start.untilMs !== undefined ? { untilMs: start.untilMs } : {}),
           }),
           submit: async (jobs) => {
-            await transports.use(tenant, (transport) => transport.submitMany(jobs, { replay: { id: record.id, policy: start.candidate } }));
+            await transports.use(tenant, (transport) => transport.submitMany(jobs, { replay: { id: record.id, policy: start.candidate }, admit }));
           },
           decisions: async (ids) =>
             (await results.getDecisions(tenant, ids)).map((decision) =>
@@ -107,7 +120,7 @@ export class ReplayRunner {
           now: Date.now,
           signal,
         },
-        { ...settings, tenant, replayId: record.id, limit: record.limit },
+        { ...settings, chunkSize, maxInFlight, tenant, replayId: record.id, limit: record.limit },
       );
       const finishedAt = new Date().toISOString();
       await write({ state: 'done', progress, diff, finishedAt });

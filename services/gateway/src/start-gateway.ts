@@ -70,7 +70,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       batches: new BatchStore(redis, prefix, config.resultTtlSeconds),
       replayStore: new ReplayStore(redis, prefix),
       quotas: new QuotaStore(redis, prefix, config.quotas),
-      admission: new CheckAdmission(redis, prefix, config.quotas),
+      admission: new CheckAdmission(redis, prefix, config.quotas, { storedForSeconds: config.resultTtlSeconds }),
     }),
   );
   const shardOf = (tenant: string) => shards[layout.shardOf(tenant)];
@@ -96,6 +96,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     logger,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
   };
+  try {
+    for (const id of await deps.tenants.withReservedIds()) {
+      logger.warn(
+        { code: 'RESERVED_TENANT_ID', tenant: id },
+        `tenant '${id}' has an id the deployment's own keys use: its data can overwrite deployment records (or theirs its data); move its policies to a new tenant and delete it (docs/operations.md, "Reserved tenant ids")`,
+      );
+    }
+  } catch (error) {
+    logger.warn({ code: 'RESERVED_TENANT_ID' }, `could not look for tenants with reserved ids: ${(error as Error).message}`);
+  }
   const app = await buildGateway(deps);
   const host = options.host ?? '127.0.0.1';
   try {

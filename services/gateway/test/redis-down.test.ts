@@ -38,7 +38,8 @@ describe('when Redis goes away', () => {
 
     const check = await call('/v1/checks', { policy: 'p', input: 'x' });
     expect(check.status).toBe(503);
-    expect(await check.json()).toEqual({ error: { code: 'UNAVAILABLE', message: 'Redis is unavailable; retry later' } });
+    expect(check.headers.get('retry-after')).toBe('1');
+    expect(((await check.json()) as { error: unknown }).error).toMatchObject({ code: 'UNAVAILABLE', message: 'Redis is unavailable; retry later', details: { retryAfterSeconds: 1 } });
     const tenantKey = await fetch(`${gateway.url}/v1/policies`, { headers: { authorization: 'Bearer ga_some-tenant-key' } });
     expect(tenantKey.status).toBe(503);
 

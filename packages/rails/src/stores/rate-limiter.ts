@@ -1,3 +1,5 @@
+import { DEPLOYMENT_SEGMENTS } from '@guardagent/queue';
+
 /** One call to count against a per-subject, per-tool sliding window. */
 export interface RateLimitRequest {
   tenant: string;
@@ -26,5 +28,5 @@ export interface RateLimiter {
 
 /** Key components may contain ':' (subject ids); encode them so two different tuples never share a key. */
 export function rateLimitKey(prefix: string, r: Pick<RateLimitRequest, 'tenant' | 'policyId' | 'tool' | 'subjectId'>): string {
-  return [prefix, 'rl', ...[r.tenant, r.policyId, r.tool, r.subjectId].map(encodeURIComponent)].join(':');
+  return [prefix, DEPLOYMENT_SEGMENTS.rateLimits, ...[r.tenant, r.policyId, r.tool, r.subjectId].map(encodeURIComponent)].join(':');
 }

@@ -11,7 +11,7 @@ import type {
 } from './approval-store';
 import { approvalTokenHash, newApprovalToken } from './approval-token';
 import { assertApprover } from './approver';
-import { RedisScript, type HashWrite } from '@guardagent/queue';
+import { DEPLOYMENT_SEGMENTS, RedisScript, type HashWrite } from '@guardagent/queue';
 
 // Both scripts read-check-write one hash atomically: a token is approved once and consumed once,
 // whatever the number of API servers and executors racing on it.
@@ -81,7 +81,7 @@ export class RedisApprovalStore implements ApprovalStore {
   }
 
   private key(token: string): string {
-    return `${this.prefix}:approval:${approvalTokenHash(token)}`;
+    return `${this.prefix}:${DEPLOYMENT_SEGMENTS.approval}:${approvalTokenHash(token)}`;
   }
 
   /**

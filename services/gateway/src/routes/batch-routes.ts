@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { NotFoundError, ValidationError } from '@guardagent/errors';
 import { GuardJobSchema, parseOrThrow, type GuardJob } from '@guardagent/schemas';
-import { BatchResultsQuerySchema, IdParamsSchema } from '../api-schemas';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../gateway-errors';
+import { BatchResultsQuerySchema, IdParamsSchema, idOfShape } from '../api-schemas';
+import { bulkChunkLimit } from '@guardagent/quotas';
+import { PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
+import { chunksInTime } from '../body-deadline';
 import { readJsonLines, readText } from '../json-lines';
 import { requireScopeForPolicy } from '../key-scopes';
 import { route, type AnyRouteSpec } from '../route-spec';
@@ -25,9 +27,6 @@ async function* arrayItems(text: string): AsyncGenerator<{ index: number; value:
   }
   for (let index = 0; index < parsed.length; index += 1) yield { index, value: parsed[index] };
 }
-
-/** Longest a batch upload waits for the tenant's quotas to let its next chunk in. */
-const BATCH_ADMISSION_WAIT_MS = 60_000;
 
 export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
   const { limits } = deps;
@@ -69,15 +68,23 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         reply.header('x-batch-id', id);
         let total = 0;
         try {
+          // The body's deadline counts only time spent waiting for its bytes (see chunksInTime).
+          const body = chunksInTime(request.raw, { graceMs: limits.bodyTimeoutMs, minBytesPerSecond: limits.minBodyBytesPerSecond });
           const source = ndjson
-            ? readJsonLines(request.raw, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
-            : arrayItems(await readText(request.raw, { maxBytes: limits.batchJsonBodyBytes }));
-          // A chunk is admitted whole against the tenant's quotas, so it must fit in the bucket.
+            ? readJsonLines(body, { maxBytes: limits.batchBodyBytes, maxLineBytes: limits.jsonBodyBytes })
+            : arrayItems(await readText(body, { maxBytes: limits.batchJsonBodyBytes }));
+          // A chunk is admitted whole against the tenant's quotas, as bulk work: it must fit in half
+          // the bucket and half the in-flight room, the other half staying free for the tenant's
+          // live checks (see bulkChunkLimit).
           const quotas = await deps.shardOf(caller.tenant).quotas.effective(caller.tenant);
-          const chunkSize = Math.max(1, Math.min(limits.batchChunk, quotas.checkBurst, quotas.jobsInFlight));
+          const chunkSize = Math.min(limits.batchChunk, bulkChunkLimit(quotas));
           // Over its check rate or jobs in flight, the tenant's upload waits (the stream is not
-          // read meanwhile) instead of failing halfway; after this long it is refused.
-          const admit = (ids: string[]) => deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { maxWaitMs: BATCH_ADMISSION_WAIT_MS });
+          // read meanwhile, and the body's deadline does not count the wait) instead of failing
+          // halfway; after this long, or if the client goes away, it is refused.
+          const gone = new AbortController();
+          reply.raw.once('close', () => gone.abort(new RequestTimeoutError('the client closed the connection')));
+          const admit = (ids: string[], bytes: number) =>
+            deps.shardOf(caller.tenant).admission.admitWaiting(caller.tenant, ids, { bulk: true, bytes, maxWaitMs: limits.batchAdmissionWaitMs, signal: gone.signal });
           await deps.transports.use(caller.tenant, async (transport) => {
             let chunk: GuardJob[] = [];
             const flush = async () => {
@@ -133,7 +140,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown batch id' },
       },
       handler: async ({ caller, params }) => {
-        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, params.id);
+        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, idOfShape('batch', params.id));
         if (!status) throw new NotFoundError('batch', params.id);
         return status;
       },
@@ -153,7 +160,7 @@ export function batchRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown batch id' },
       },
       handler: async ({ caller, params, query, reply }) => {
-        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, params.id);
+        const status = await deps.shardOf(caller.tenant).batches.get(caller.tenant, idOfShape('batch', params.id));
         if (!status) throw new NotFoundError('batch', params.id);
         const { tenant } = caller;
         async function* lines(): AsyncGenerator<string> {

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import { checksCarried, chunkJobOfCheck } from '@guardagent/queue';
 import { answerFailedJob, storedADecision } from '@guardagent/pipeline';
 import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
-import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema } from '../api-schemas';
+import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema, idOfShape } from '../api-schemas';
 import { FeedbackNotApplicableError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
 import { requireScopeForPolicy } from '../key-scopes';
@@ -79,7 +79,7 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         deps.transports.use(caller.tenant, async (transport) => {
           const job = body as GuardJob;
           requireScopeForPolicy(caller.scopes, job.policy, 'policy');
-          const admit = (ids: string[]) => deps.shardOf(caller.tenant).admission.admit(caller.tenant, ids);
+          const admit = (ids: string[], bytes: number) => deps.shardOf(caller.tenant).admission.admit(caller.tenant, ids, { bytes });
           if (query.wait === 0) {
             const { id } = await transport.submit(job, { admit });
             return reply.code(202).header('location', `/v1/checks/${encodeURIComponent(id)}`).send({ id, status: 'queued' });
@@ -111,7 +111,8 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         503: { description: 'The check failed for good and its fail-closed answer could not be stored (Redis refused the write); retry' },
         404: { description: 'Unknown id, expired, or another tenant\'s (`NOT_FOUND`); or decided with its decision since lost in a Redis crash or failover (`DECISION_LOST`)' },
       },
-      handler: async ({ caller, params, reply }) => {
+      handler: async ({ caller, params: { id }, reply }) => {
+        const params = { id: idOfShape('check', id) };
         const decision = await deps.shardOf(caller.tenant).results.getDecision(caller.tenant, params.id);
         if (decision) {
           deps.metrics.observeDecision(decision);
@@ -162,7 +163,8 @@ export function checkRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown check id' },
         409: { description: 'Nothing in memory to learn from for this decision' },
       },
-      handler: async ({ caller, params, body }) => {
+      handler: async ({ caller, params: { id }, body }) => {
+        const params = { id: idOfShape('check', id) };
         const decision = await deps.shardOf(caller.tenant).results.getDecision(caller.tenant, params.id);
         if (!decision) throw new NotFoundError('check', params.id);
         if (decision.mode !== 'per-request' && !body.job) {

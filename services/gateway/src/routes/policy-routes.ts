@@ -1,6 +1,6 @@
 import { CheckTimeoutError, NotFoundError, ValidationError } from '@guardagent/errors';
 import { CompileResultSchema, PolicySchema, parseOrThrow } from '@guardagent/schemas';
-import { CompileWaitQuerySchema, IdParamsSchema, PolicyParamsSchema } from '../api-schemas';
+import { CompileWaitQuerySchema, IdParamsSchema, PolicyParamsSchema, idOfShape } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
 
@@ -154,7 +154,7 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown compile id' },
       },
       handler: async ({ caller, params, reply }) => {
-        const raw = await deps.shardOf(caller.tenant).results.getCompileResult(caller.tenant, params.id);
+        const raw = await deps.shardOf(caller.tenant).results.getCompileResult(caller.tenant, idOfShape('compile', params.id));
         if (raw) return CompileResultSchema.parse(raw);
         if (await isCompiling(deps, caller.tenant, params.id)) return reply.code(202).send({ id: params.id, status: 'compiling' });
         throw new NotFoundError('compile', params.id);

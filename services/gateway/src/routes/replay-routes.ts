@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '@guardagent/errors';
 import type { RegisteredPolicy } from '@guardagent/registry';
 import { parseSince } from '@guardagent/schemas';
-import { IdParamsSchema, PolicyParamsSchema, ReplayRequestSchema } from '../api-schemas';
+import { IdParamsSchema, PolicyParamsSchema, ReplayRequestSchema, idOfShape } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import type { ReplayRecord } from '../replay-store';
 import { route, type AnyRouteSpec } from '../route-spec';
@@ -117,7 +117,7 @@ export function replayRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         404: { description: 'Unknown replay id (or another tenant’s)' },
       },
       handler: async ({ caller, params }) => {
-        const record = await deps.shardOf(caller.tenant).replayStore.get(caller.tenant, params.id);
+        const record = await deps.shardOf(caller.tenant).replayStore.get(caller.tenant, idOfShape('replay', params.id));
         if (!record) throw new NotFoundError('replay', params.id);
         return record;
       },

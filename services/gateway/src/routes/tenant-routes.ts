@@ -5,8 +5,8 @@ import { route, type AnyRouteSpec } from '../route-spec';
 
 async function quotasView(deps: GatewayDeps, tenant: string) {
   const shard = deps.shardOf(tenant);
-  const [overrides, inFlight] = await Promise.all([shard.quotas.overrides(tenant), shard.admission.inFlight(tenant)]);
-  return { quotas: { ...shard.quotas.defaults, ...overrides }, overrides, inFlight };
+  const [overrides, inFlight, storedBytes] = await Promise.all([shard.quotas.overrides(tenant), shard.admission.inFlight(tenant), shard.admission.storedBytes(tenant)]);
+  return { quotas: { ...shard.quotas.defaults, ...overrides }, overrides, inFlight, storedBytes };
 }
 
 export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
