@@ -97,7 +97,7 @@ const FeedbackResultSchema = z.object({ promoted: z.boolean() });
  * whose key space a tenant of that name would share (a tenant `tenants` overwrote the key records
  * of a tenant `policy`).
  */
-export const NewTenantIdSchema = TenantIdSchema.refine(
+const NewTenantIdSchema = TenantIdSchema.refine(
   (id) => !isReservedTenantId(id),
   `is reserved: the deployment's own keys use it (${RESERVED_TENANT_IDS.join(', ')})`,
 );

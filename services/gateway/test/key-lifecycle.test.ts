@@ -31,7 +31,7 @@ async function secretsInRedisFor(keyId: string): Promise<string[]> {
     cursor = next;
     for (const key of batch) {
       const value = await f.runtime.redis.get(key);
-      if (value && value.startsWith('{') && JSON.parse(value).keyId === keyId) found.push(key);
+      if (value?.startsWith('{') && JSON.parse(value).keyId === keyId) found.push(key);
     }
   } while (cursor !== '0');
   return found;
