@@ -39,10 +39,15 @@ export function createRailsRuntime(redis: Redis, prefix: string): RailsRuntime {
         verdict: outcome.verdict,
         reasons: outcome.reasons,
         rules: outcome.rules,
-        ...(outcome.redacted ? { redacted: { input: outcome.redacted.input, output: outcome.redacted.output, message: outcome.redacted.message } } : {}),
+        ...(outcome.redacted ? { redacted: definedOnly(outcome.redacted) } : {}),
         ...(issued ? { approval: outcome.approval } : {}),
         ...(issued && issuing.issued ? { approvalRecord: issuing.issued } : {}),
       };
     },
   };
+}
+
+/** The fields that are set (a stored decision carries no `undefined` keys). */
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -60,9 +60,10 @@ export function decisionLogEntry(state: PipelineState, decision: Decision): stri
   return JSON.stringify({ ...entry, job: null, jobOmitted: `the job is too large to record (${text.length} characters as JSON)` });
 }
 
-/** A message action's text as the rails redacted it (the rails report it as `redacted.message`). */
+/** The action as the rails redacted it: a message's text (`redacted.message`), a tool call's arguments (`redacted.args`). */
 function redactedAction(action: NonNullable<PipelineState['job']['action']>, decision: Decision): typeof action {
-  const message = decision.redacted?.message;
+  const { message, args } = decision.redacted ?? {};
   if (action.kind === 'message' && message !== undefined) return { ...action, text: message };
+  if (action.kind === 'tool_call' && args !== undefined) return { ...action, args: args as typeof action.args };
   return action;
 }

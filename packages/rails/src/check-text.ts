@@ -5,7 +5,7 @@ import { detectInjection } from './injection/detect-injection';
 import type { CompiledPiiFilter } from './compiled-rails';
 import type { RailsOutcome } from './rails-outcome';
 
-const PII_NAMES: Readonly<Record<PiiKind, string>> = {
+export const PII_NAMES: Readonly<Record<PiiKind, string>> = {
   email: 'an email address',
   phone: 'a phone number',
   card: 'a payment card number',

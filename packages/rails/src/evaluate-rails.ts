@@ -3,6 +3,7 @@ import { textOf } from '@guardagent/schemas';
 import type { CompiledRails } from './compiled-rails';
 import { CheckState, checkInjection, checkPii } from './check-text';
 import { checkToolCall, type PendingToolWork } from './check-tool-call';
+import { checkToolArgs } from './tool-args/check-tool-args';
 import type { RailsJob } from './rails-job';
 import type { RailsOutcome } from './rails-outcome';
 import type { RateLimiter } from './stores/rate-limiter';
@@ -58,7 +59,12 @@ export function checkRails(compiled: CompiledRails, job: RailsJob, options: { de
   }
 
   let work: PendingToolWork | undefined;
-  if (action?.kind === 'tool_call' && !state.pastDeadline()) work = checkToolCall(compiled, action, job.subject, state);
+  if (action?.kind === 'tool_call' && !state.pastDeadline()) {
+    // The tool checks judge the call that will run: with the redacted arguments when the input
+    // filter redacts (an approval is then bound to those too).
+    const args = checkToolArgs(action, compiled, state);
+    if (!state.pastDeadline()) work = checkToolCall(compiled, { ...action, args: args as typeof action.args }, job.subject, state);
+  }
   state.pastDeadline();
   return { state, work, checkUs: elapsedUs(started) };
 }

@@ -1,0 +1,168 @@
+import type { PiiKind, ToolCallAction } from '@guardagent/schemas';
+import type { CompiledRails } from '../compiled-rails';
+import { PII_NAMES, type CheckState } from '../check-text';
+import { detectInjection, type InjectionResult } from '../injection/detect-injection';
+import { detectPii, detectPiiAfterLabel, redactFindings, type PiiFinding } from '../pii/detect-pii';
+import { argPath, readToolArgs, type ArgSegment, type ArgText } from './read-tool-args';
+
+/** Reasons naming one argument's PII, at most; the rest are counted in one more reason. */
+const MAX_ARG_PII_REASONS = 10;
+/** When the arguments read together are an injection, this many of them are read alone to name the one that is. */
+const MAX_LOCALIZED_TEXTS = 256;
+const MAX_LOCALIZED_CHARS = 200_000;
+
+type Args = Record<string, unknown>;
+
+/**
+ * The input rails over a tool call's arguments: every string, key and long integer
+ * (readToolArgs), as the rails read input text. Returns the arguments the tool checks judge: the
+ * redacted ones when the PII filter redacts (`state.redacted.args`, what the tool must run with),
+ * else the call's own. Fail closed: arguments too deep or too many to read deny the call, and so do
+ * two keys of one object that are the same once redacted.
+ *
+ * - Injection: the texts are read together three ways, so that an instruction split over several
+ *   arguments or between a key and its value is still read: one per line (in document order, each
+ *   key before its value), joined by spaces, and the values alone joined by spaces. The highest
+ *   score counts, as for input text. When it crosses the threshold, the arguments are read one by
+ *   one to name the one that does (`action.args.body`), or the reason says it took several.
+ * - PII: each value on its own and after its key (`"ssn": "123456789"`), each key on its own.
+ *   deny / redact / log act as on input text; the reasons name each argument's path.
+ */
+export function checkToolArgs(action: ToolCallAction, compiled: CompiledRails, state: CheckState): Args {
+  const args = (action.args ?? {}) as Args;
+  const pii = compiled.input.pii;
+  const threshold = compiled.input.injection?.threshold;
+  if (!pii && threshold === undefined) return args;
+  const reading = readToolArgs(args);
+  if (!reading.ok) {
+    state.deny = true;
+    state.fire('input.args.unread', `the arguments of '${action.tool}' were not read by the input filters: ${reading.reason}; denied`);
+    return args;
+  }
+  const { texts } = reading;
+  if (texts.length === 0) return args;
+  const keyShows = keyVisibility();
+  if (threshold !== undefined) checkArgsInjection(texts, threshold, state, keyShows);
+  if (!pii || state.pastDeadline()) return args;
+
+  const found: Array<{ text: ArgText; findings: PiiFinding[] }> = [];
+  for (let i = 0; i < texts.length; i++) {
+    if ((i & 63) === 0 && state.pastDeadline()) return args;
+    const text = texts[i]!;
+    const findings = text.kind === 'value' ? detectPiiAfterLabel(text.text, text.label, pii.kinds) : detectPii(text.text, pii.kinds);
+    if (findings.length > 0) found.push({ text, findings });
+  }
+  if (found.length === 0) return args;
+
+  const counts = new Map<PiiKind, number>();
+  let reasons = 0;
+  let unnamed = 0;
+  let lastRule = '';
+  for (const { text, findings } of found) {
+    const kinds = new Set<PiiKind>();
+    for (const f of findings) {
+      counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+      kinds.add(f.kind);
+    }
+    const where = `tool-call argument ${text.kind === 'key' ? 'key ' : ''}${argPath(text.segments, keyShows)}`;
+    for (const kind of kinds) {
+      lastRule = `input.pii.${kind}`;
+      if (pii.action === 'deny') state.deny = true;
+      if (reasons >= MAX_ARG_PII_REASONS) {
+        unnamed++;
+        state.fire(lastRule);
+        continue;
+      }
+      reasons++;
+      const name = PII_NAMES[kind];
+      state.fire(lastRule, pii.action === 'deny' ? `${where} contains ${name}` : pii.action === 'redact' ? `${where}: ${name} redacted` : `${where} contains ${name} (logged)`);
+    }
+  }
+  if (unnamed > 0) state.fire(lastRule, `and ${unnamed} more finding${unnamed === 1 ? '' : 's'} of PII in tool-call arguments`);
+  for (const [kind, count] of counts) state.findings.pii.push({ where: 'args', kind, count });
+  if (pii.action !== 'redact') return args;
+
+  const redacted = redactArgs(args, found);
+  if (typeof redacted === 'string') {
+    state.deny = true;
+    state.fire('input.args.unredactable', `tool-call arguments of '${action.tool}': ${redacted}; denied`);
+    return args;
+  }
+  state.redacted.args = redacted;
+  state.hasRedaction = true;
+  return redacted;
+}
+
+/** Whether a key may be written out in a path: it holds no PII of any kind (cached per call). */
+function keyVisibility(): (key: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (key) => {
+    let shows = seen.get(key);
+    if (shows === undefined) seen.set(key, (shows = detectPii(key).length === 0));
+    return shows;
+  };
+}
+
+function checkArgsInjection(texts: readonly ArgText[], threshold: number, state: CheckState, keyShows: (key: string) => boolean): void {
+  const all = texts.map((t) => t.text);
+  const readings = new Set([all.join('\n'), all.join(' '), texts.filter((t) => t.kind === 'value').map((t) => t.text).join(' ')]);
+  let best: InjectionResult | undefined;
+  for (const reading of readings) {
+    if (!reading || state.pastDeadline()) continue;
+    const result = detectInjection(reading);
+    if (!best || result.score > best.score) best = result;
+  }
+  if (!best) return;
+  if (!state.findings.injection || best.score > state.findings.injection.score) state.findings.injection = best;
+  if (!(best.score > 0 && best.score >= threshold)) return;
+  state.deny = true;
+  let where = 'tool-call arguments read together look';
+  let chars = 0;
+  for (let i = 0; i < texts.length && i < MAX_LOCALIZED_TEXTS && chars < MAX_LOCALIZED_CHARS && !state.pastDeadline(); i++) {
+    const text = texts[i]!;
+    chars += text.text.length;
+    if (detectInjection(text.text).score >= threshold) {
+      where = `tool-call argument ${text.kind === 'key' ? 'key ' : ''}${argPath(text.segments, keyShows)} looks`;
+      break;
+    }
+  }
+  state.fire('input.injection', `${where} like a prompt injection (score ${best.score} >= ${threshold}: ${best.signals.join(', ')})`);
+}
+
+/**
+ * A copy of `args` with each finding replaced by its placeholder: values first (a number with PII
+ * becomes a string), then keys, deepest first, each object keeping its keys' order. A string when
+ * two keys of one object would become the same.
+ */
+function redactArgs(args: Args, found: ReadonlyArray<{ text: ArgText; findings: PiiFinding[] }>): Args | string {
+  const copy = structuredClone(args);
+  const keys: Array<{ text: ArgText; findings: PiiFinding[] }> = [];
+  for (const entry of found) {
+    if (entry.text.kind === 'key') {
+      keys.push(entry);
+      continue;
+    }
+    const segments = entry.text.segments;
+    const parent = containerAt(copy, segments.slice(0, -1));
+    const last = segments[segments.length - 1]!;
+    const value = redactFindings(entry.text.text, entry.findings);
+    if (typeof last === 'number') (parent as unknown[])[last] = value;
+    else (parent as Args)[last.key] = value;
+  }
+  keys.sort((a, b) => b.text.segments.length - a.text.segments.length);
+  for (const { text, findings } of keys) {
+    const parent = containerAt(copy, text.segments.slice(0, -1)) as Args;
+    const renamed = redactFindings(text.text, findings);
+    if (Object.hasOwn(parent, renamed)) return 'two keys of one object are the same once redacted';
+    const entries = Object.entries(parent);
+    for (const [key] of entries) delete parent[key];
+    for (const [key, value] of entries) parent[key === text.text ? renamed : key] = value;
+  }
+  return copy;
+}
+
+function containerAt(root: unknown, segments: readonly ArgSegment[]): unknown {
+  let at = root;
+  for (const segment of segments) at = typeof segment === 'number' ? (at as unknown[])[segment] : (at as Args)[segment.key];
+  return at;
+}
