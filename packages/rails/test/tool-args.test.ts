@@ -103,7 +103,7 @@ describe('deny, redact and log act on arguments as on input text', () => {
   });
 
   it('no input filter: the arguments are not read at all (not even bounded)', async () => {
-    const outcome = await act(railsWith(undefined), { note: INJECTION, card: CARD, deep: nest(MAX_JSON_DEPTH + 5) });
+    const outcome = await act(railsWith({}), { note: INJECTION, card: CARD, deep: nest(MAX_JSON_DEPTH + 5) });
     expect(outcome).toMatchObject({ verdict: 'continue', rules: [] });
   });
 });
