@@ -24,6 +24,17 @@ export const PII_NAMES: Readonly<Record<PiiKind, string>> = {
  */
 export const RAILS_DEADLINE_MS = 2000;
 
+/** CheckState's findings as plain data. */
+export interface CheckSnapshot {
+  deny: boolean;
+  pending: boolean;
+  reasons: string[];
+  rules: string[];
+  redacted: NonNullable<RailsOutcome['redacted']>;
+  hasRedaction: boolean;
+  findings: RailsOutcome['findings'];
+}
+
 /** Accumulates what the pure checks found; turned into a RailsOutcome at the end. */
 export class CheckState {
   private readonly deadlineAt: number;
@@ -49,6 +60,26 @@ export class CheckState {
   redacted: NonNullable<RailsOutcome['redacted']> = {};
   hasRedaction = false;
   readonly findings: RailsOutcome['findings'] = { pii: [] };
+
+  /** What the checks found, as plain data (to cross a thread boundary; see CheckState.from). */
+  snapshot(): CheckSnapshot {
+    const { deny, pending, reasons, rules, redacted, hasRedaction, findings } = this;
+    return { deny, pending, reasons, rules, redacted, hasRedaction, findings };
+  }
+
+  /** A state holding what another thread's checks found, with a fresh budget for what is left. */
+  static from(snapshot: CheckSnapshot, deadlineMs?: number): CheckState {
+    const state = new CheckState(deadlineMs);
+    state.deny = snapshot.deny;
+    state.pending = snapshot.pending;
+    state.reasons.push(...snapshot.reasons);
+    state.rules.push(...snapshot.rules);
+    state.redacted = snapshot.redacted;
+    state.hasRedaction = snapshot.hasRedaction;
+    state.findings.pii.push(...snapshot.findings.pii);
+    if (snapshot.findings.injection) state.findings.injection = snapshot.findings.injection;
+    return state;
+  }
 
   fire(rule: string, reason?: string): void {
     if (!this.rules.includes(rule)) this.rules.push(rule);

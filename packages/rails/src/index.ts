@@ -1,9 +1,15 @@
 export { compileRails } from './compile-rails';
 export type { CompiledRails, CompiledTool, CompiledCondition, CompiledPiiFilter } from './compiled-rails';
-export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, INLINE_MAX_CHARS, RAILS_OFFLOAD_DEADLINE_MS, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { RailsWorkerPool, type RailsWorkerPoolOptions } from './offload/rails-worker-pool';
+export type { RailsOffload, OffloadResult, OffloadFailure, SerializedCheck } from './offload/offload-types';
+export { railsWeight, jsonChars } from './offload/rails-weight';
+export { takeTurn, warmDetectors, TURN_BUDGET_CHARS } from './offload/turn-budget';
+export { redactPiiDeep } from './pii/redact-pii-deep';
+export { readToolArgs, argPath, MAX_ARG_TEXTS, type ArgText, type ArgSegment, type ToolArgsReading } from './tool-args/read-tool-args';
 export type { RailsOutcome, RailsVerdict } from './rails-outcome';
 export type { RailsJob } from './rails-job';
-export { detectPii, redactPii, redactFindings, piiPlaceholder, PII_KINDS, type PiiFinding } from './pii/detect-pii';
+export { detectPii, detectPiiAfterLabel, redactPii, redactFindings, piiPlaceholder, PII_KINDS, type PiiFinding } from './pii/detect-pii';
 export { luhnValid } from './pii/luhn';
 export { ibanValid } from './pii/iban';
 export { detectInjection, type InjectionResult } from './injection/detect-injection';

@@ -3,7 +3,8 @@ import type { CompiledRails } from '../compiled-rails';
 import { PII_NAMES, type CheckState } from '../check-text';
 import { detectInjection, type InjectionResult } from '../injection/detect-injection';
 import { detectPii, detectPiiAfterLabel, redactFindings, type PiiFinding } from '../pii/detect-pii';
-import { argPath, readToolArgs, type ArgSegment, type ArgText } from './read-tool-args';
+import { argPath, readToolArgs, type ArgText } from './read-tool-args';
+import { COLLIDING_KEYS, redactJsonTexts } from './redact-json';
 
 /** Reasons naming one argument's PII, at most; the rest are counted in one more reason. */
 const MAX_ARG_PII_REASONS = 10;
@@ -82,15 +83,15 @@ export function checkToolArgs(action: ToolCallAction, compiled: CompiledRails, s
   for (const [kind, count] of counts) state.findings.pii.push({ where: 'args', kind, count });
   if (pii.action !== 'redact') return args;
 
-  const redacted = redactArgs(args, found);
-  if (typeof redacted === 'string') {
+  const redacted = redactJsonTexts(args, found, 'refuse');
+  if (redacted === COLLIDING_KEYS) {
     state.deny = true;
-    state.fire('input.args.unredactable', `tool-call arguments of '${action.tool}': ${redacted}; denied`);
+    state.fire('input.args.unredactable', `tool-call arguments of '${action.tool}': two keys of one object are the same once redacted; denied`);
     return args;
   }
-  state.redacted.args = redacted;
+  state.redacted.args = redacted as Args;
   state.hasRedaction = true;
-  return redacted;
+  return redacted as Args;
 }
 
 /** Whether a key may be written out in a path: it holds no PII of any kind (cached per call). */
@@ -127,42 +128,4 @@ function checkArgsInjection(texts: readonly ArgText[], threshold: number, state:
     }
   }
   state.fire('input.injection', `${where} like a prompt injection (score ${best.score} >= ${threshold}: ${best.signals.join(', ')})`);
-}
-
-/**
- * A copy of `args` with each finding replaced by its placeholder: values first (a number with PII
- * becomes a string), then keys, deepest first, each object keeping its keys' order. A string when
- * two keys of one object would become the same.
- */
-function redactArgs(args: Args, found: ReadonlyArray<{ text: ArgText; findings: PiiFinding[] }>): Args | string {
-  const copy = structuredClone(args);
-  const keys: Array<{ text: ArgText; findings: PiiFinding[] }> = [];
-  for (const entry of found) {
-    if (entry.text.kind === 'key') {
-      keys.push(entry);
-      continue;
-    }
-    const segments = entry.text.segments;
-    const parent = containerAt(copy, segments.slice(0, -1));
-    const last = segments[segments.length - 1]!;
-    const value = redactFindings(entry.text.text, entry.findings);
-    if (typeof last === 'number') (parent as unknown[])[last] = value;
-    else (parent as Args)[last.key] = value;
-  }
-  keys.sort((a, b) => b.text.segments.length - a.text.segments.length);
-  for (const { text, findings } of keys) {
-    const parent = containerAt(copy, text.segments.slice(0, -1)) as Args;
-    const renamed = redactFindings(text.text, findings);
-    if (Object.hasOwn(parent, renamed)) return 'two keys of one object are the same once redacted';
-    const entries = Object.entries(parent);
-    for (const [key] of entries) delete parent[key];
-    for (const [key, value] of entries) parent[key === text.text ? renamed : key] = value;
-  }
-  return copy;
-}
-
-function containerAt(root: unknown, segments: readonly ArgSegment[]): unknown {
-  let at = root;
-  for (const segment of segments) at = typeof segment === 'number' ? (at as unknown[])[segment] : (at as Args)[segment.key];
-  return at;
 }
