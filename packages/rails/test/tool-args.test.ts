@@ -250,6 +250,13 @@ describe('an injection split over several arguments is read together', () => {
     });
   }
 
+  it('a flood of one short token counts within one argument, not across a list of them', async () => {
+    expect((await act(injectionOnly, { grid: Array.from({ length: 60 }, () => '0'), tags: Array.from({ length: 60 }, () => 'ok') })).verdict).toBe('continue');
+    const flood = await act(injectionOnly, { body: 'ö '.repeat(60) });
+    expect(flood.verdict).toBe('deny');
+    expect(flood.findings.injection?.signals).toContain('token-flood');
+  });
+
   it('ordinary arguments are not an injection', async () => {
     for (const args of [
       { to: 'jane@example.com', subject: 'Previous order', body: 'Please ignore the previous email, the parcel has arrived.' },

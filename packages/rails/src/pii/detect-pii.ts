@@ -95,6 +95,7 @@ export function detectPii(text: string, kinds: readonly PiiKind[] = PII_KINDS): 
 const MAX_LABEL_CHARS = 64;
 const LABEL_JOINER = /[-_.]+/g;
 const CAMEL_HUMP = /([a-z])([A-Z])/g;
+const ANY_DIGIT = /\p{Nd}/u;
 
 /**
  * Findings in `value`, read on its own and after its label as a person reads a form field
@@ -105,7 +106,8 @@ const CAMEL_HUMP = /([a-z])([A-Z])/g;
  */
 export function detectPiiAfterLabel(value: string, label: string | undefined, kinds: readonly PiiKind[] = PII_KINDS): PiiFinding[] {
   const alone = detectPii(value, kinds);
-  if (label === undefined || label.length === 0 || label.length > MAX_LABEL_CHARS || !value) return alone;
+  // What a label lets be read (an SSN or a national phone number) has digits.
+  if (label === undefined || label.length === 0 || label.length > MAX_LABEL_CHARS || !ANY_DIGIT.test(value)) return alone;
   const heading = `${label.replace(LABEL_JOINER, ' ').replace(CAMEL_HUMP, '$1 $2')}: `;
   const labelled = detectPii(heading + value, kinds).flatMap((f) => {
     if (f.end <= heading.length) return [];

@@ -1,7 +1,7 @@
 import type { PiiKind, ToolCallAction } from '@guardagent/schemas';
 import type { CompiledRails } from '../compiled-rails';
 import { PII_NAMES, type CheckState } from '../check-text';
-import { detectInjection, type InjectionResult } from '../injection/detect-injection';
+import { detectInjection } from '../injection/detect-injection';
 import { detectPii, detectPiiAfterLabel, redactFindings, type PiiFinding } from '../pii/detect-pii';
 import { argPath, readToolArgs, type ArgText } from './read-tool-args';
 import { COLLIDING_KEYS, redactJsonTexts } from './redact-json';
@@ -23,9 +23,10 @@ type Args = Record<string, unknown>;
  *
  * - Injection: the texts are read together three ways, so that an instruction split over several
  *   arguments or between a key and its value is still read: one per line (in document order, each
- *   key before its value), joined by spaces, and the values alone joined by spaces. The highest
- *   score counts, as for input text. When it crosses the threshold, the arguments are read one by
- *   one to name the one that does (`action.args.body`), or the reason says it took several.
+ *   key before its value), joined by spaces, and the values alone joined by spaces (one detector
+ *   call; a token flood counts only within one text). When the score crosses the threshold, the
+ *   arguments are read one by one to name the one that does (`action.args.body`), or the reason
+ *   says it took several.
  * - PII: each value on its own and after its key (`"ssn": "123456789"`), each key on its own.
  *   deny / redact / log act as on input text; the reasons name each argument's path.
  */
@@ -105,15 +106,13 @@ function keyVisibility(): (key: string) => boolean {
 }
 
 function checkArgsInjection(texts: readonly ArgText[], threshold: number, state: CheckState, keyShows: (key: string) => boolean): void {
+  if (state.pastDeadline()) return;
   const all = texts.map((t) => t.text);
-  const readings = new Set([all.join('\n'), all.join(' '), texts.filter((t) => t.kind === 'value').map((t) => t.text).join(' ')]);
-  let best: InjectionResult | undefined;
-  for (const reading of readings) {
-    if (!reading || state.pastDeadline()) continue;
-    const result = detectInjection(reading);
-    if (!best || result.score > best.score) best = result;
-  }
-  if (!best) return;
+  const values = texts.filter((t) => t.kind === 'value').map((t) => t.text);
+  // One call over the three readings (the detector's fixed cost is most of a short call's):
+  // its signals are a set, so reading the same texts three times changes nothing but what the
+  // joins reveal. Token floods are looked for in each text alone.
+  const best = detectInjection([all.join('\n'), all.join(' '), values.join(' ')].join('\n'), { floodIn: all });
   if (!state.findings.injection || best.score > state.findings.injection.score) state.findings.injection = best;
   if (!(best.score > 0 && best.score >= threshold)) return;
   state.deny = true;
