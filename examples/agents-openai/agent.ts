@@ -1,9 +1,10 @@
 /**
  * An OpenAI Agents SDK agent whose function tools are guarded by GuardAgent.
  *
- * Each tool carries `guardAgentToolInput(...)` as a tool input guardrail: before the SDK runs the
- * tool, the call is checked against examples/policies/refund-desk.yaml. On `deny` or `pending`
- * the tool does not run and the model reads GuardAgent's reasons instead of an output.
+ * Each tool is wrapped by `guardAgentTool(...)`: before the SDK runs the tool, the call is checked
+ * against examples/policies/refund-desk.yaml (a tool input guardrail). On `deny` or `pending` the
+ * tool does not run and the model reads GuardAgent's reasons instead of an output; on `allow` it
+ * runs with the arguments the decision allows (a card number the policy redacts never reaches it).
  *
  * Run (workers from `guardagent up` on the same Redis; any OpenAI-compatible chat endpoint):
  *   REDIS_URL=redis://localhost:6379 OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=llama3.1 \
@@ -15,7 +16,7 @@ import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { QueueTransport, type GuardTransport } from '@guardagent/client';
-import { guardAgentToolInput } from '@guardagent/agents-openai';
+import { guardAgentTool, type GuardToolInputOptions } from '@guardagent/agents-openai';
 import { parsePolicyText } from '@guardagent/schemas';
 
 export const POLICY_FILE = new URL('../policies/refund-desk.yaml', import.meta.url);
@@ -34,21 +35,25 @@ const accounts = new Map([
 
 /** The support agent: its tools run only when GuardAgent allows the call. */
 export function createSupportAgent(transport: GuardTransport, model: OpenAIChatCompletionsModel): Agent<Session> {
-  const guard = guardAgentToolInput<Session>({ transport, policy: 'refund-desk', subject: (ctx) => ctx.context });
-  const readAccount = tool({
-    name: 'read_account',
-    description: "Read a customer's account (name and balance).",
-    parameters: z.object({ user_id: z.string() }),
-    inputGuardrails: [guard],
-    execute: async ({ user_id }) => JSON.stringify(accounts.get(user_id) ?? null),
-  });
-  const issueRefund = tool({
-    name: 'issue_refund',
-    description: 'Refund a customer.',
-    parameters: z.object({ user_id: z.string(), amount: z.number(), reason: z.string() }),
-    inputGuardrails: [guard],
-    execute: async ({ user_id, amount }) => `refunded ${amount} to ${user_id}`,
-  });
+  const guard: GuardToolInputOptions<Session> = { transport, policy: 'refund-desk', subject: (ctx) => ctx.context };
+  const readAccount = guardAgentTool(
+    tool({
+      name: 'read_account',
+      description: "Read a customer's account (name and balance).",
+      parameters: z.object({ user_id: z.string() }),
+      execute: async ({ user_id }) => JSON.stringify(accounts.get(user_id) ?? null),
+    }),
+    guard,
+  );
+  const issueRefund = guardAgentTool(
+    tool({
+      name: 'issue_refund',
+      description: 'Refund a customer.',
+      parameters: z.object({ user_id: z.string(), amount: z.number(), reason: z.string() }),
+      execute: async ({ user_id, amount }) => `refunded ${amount} to ${user_id}`,
+    }),
+    guard,
+  );
   return new Agent<Session>({ name: 'support', instructions: 'You help the signed-in customer with their account.', model, tools: [readAccount, issueRefund] });
 }
 

@@ -115,6 +115,70 @@ describe('the decision log', () => {
     expect(perPolicy.map((e) => e.id)).toEqual([perRequest.id]);
   });
 
+  describe('PII, whatever the policy says (issue 32, finding 2)', () => {
+    const CARD = '4111 1111 1111 1111';
+    const SSN = '078-05-1120';
+    const SECRET = `sk_live_${'a1B2c3D4'.repeat(3)}`;
+    // No PII filter at all: the rails redact nothing, the log still must.
+    const unfiltered: PolicyInput = { id: 'unfiltered', toolbox: ['core', 'rails'], decisionLog: true, rails: { roles: { writer: { tools: ['send_email'] } } } } as PolicyInput;
+    /** Every digit run of four and more of the card, the SSN's digits, the secret: none may be stored. */
+    const leaked = (text: string) => ['4111', '1111 1111', '4111111111111111', '078-05-1120', '078051120', SECRET, 'sk_live'].filter((needle) => text.includes(needle));
+    const rawEntries = async (): Promise<string> => JSON.stringify(await admin.xrange(`${stack.prefix}:default:decision-log`, '-', '+'));
+
+    beforeAll(async () => {
+      await stack.client.putPolicy(unfiltered);
+    });
+
+    it('redacts cards, SSNs and secret keys in the input, output, tool arguments, subject attributes and context; the stored stream holds none', async () => {
+      const decision = await stack.client.check({
+        policy: 'unfiltered',
+        input: `my card is ${CARD}`,
+        output: { note: `ssn ${SSN}` },
+        subject: { id: 'u-9', roles: ['writer'], attributes: { email: 'ann@example.com', ssn: '078051120', card: CARD, cards: [4111111111111111] } },
+        context: { ticket: `key ${SECRET}`, [CARD]: 'a key that is a card', nested: { deep: [`ssn: ${SSN}`] } },
+        action: { kind: 'tool_call', tool: 'send_email', args: { to: 'x@example.com', body: `card ${CARD}, ssn ${SSN}, key ${SECRET}`, list: [{ card: 4111111111111111 }] } },
+      });
+      expect(decision).toMatchObject({ decision: 'allow', rules: [] });
+      expect(decision.redacted).toBeUndefined();
+      const entry = await entryOf(decision);
+      expect(entry.job).toEqual({
+        input: 'my card is [REDACTED:card]',
+        output: { note: 'ssn [REDACTED:ssn]' },
+        subject: { id: 'u-9', roles: ['writer'], attributes: { email: '[REDACTED:email]', ssn: '[REDACTED:ssn]', card: '[REDACTED:card]', cards: ['[REDACTED:card]'] } },
+        context: { ticket: 'key [REDACTED:secret]', '[REDACTED:card]': 'a key that is a card', nested: { deep: ['ssn: [REDACTED:ssn]'] } },
+        action: { kind: 'tool_call', tool: 'send_email', args: { to: '[REDACTED:email]', body: 'card [REDACTED:card], ssn [REDACTED:ssn], key [REDACTED:secret]', list: [{ card: '[REDACTED:card]' }] } },
+      });
+      expect(leaked(await rawEntries())).toEqual([]);
+    });
+
+    it('a job heavier than the inline limit is redacted off the event loop, the same way', async () => {
+      // 56,000 characters each: over the inline limit, under the entry's 200,000.
+      const filler = 'the parcel arrived, thanks. '.repeat(2000);
+      const decision = await stack.client.check({
+        policy: 'unfiltered',
+        input: `${filler}card ${CARD}`,
+        subject: { id: 'u-9', roles: ['writer'], attributes: { ssn: SSN } },
+        action: { kind: 'tool_call', tool: 'send_email', args: { to: 'team', body: `${filler}key ${SECRET}` } },
+      });
+      const entry = await entryOf(decision);
+      expect(entry.jobOmitted).toBeUndefined();
+      expect((entry.job?.input as string).endsWith('card [REDACTED:card]')).toBe(true);
+      expect((entry.job?.action as unknown as { args: { body: string } }).args.body.endsWith('key [REDACTED:secret]')).toBe(true);
+      expect(entry.job?.subject?.attributes).toEqual({ ssn: '[REDACTED:ssn]' });
+      expect(leaked(await rawEntries())).toEqual([]);
+    });
+
+    it('reasons naming PII (a guard program quoting it) are redacted too', async () => {
+      const decision = await stack.client.check({ policy: 'refund-desk', subject: agent, action: { kind: 'tool_call', tool: 'send_email', args: { to: 'ann@example.com', subject: 'x', body: `card ${CARD}` } } });
+      // The desk redacts the card from the arguments the tool runs with, and the log records those.
+      expect(decision.redacted?.args).toMatchObject({ body: 'card [REDACTED:card]' });
+      const entry = await entryOf(decision);
+      expect((entry.job?.action as unknown as { args: { body: string; to: string } }).args).toMatchObject({ body: 'card [REDACTED:card]', to: '[REDACTED:email]' });
+      expect(entry.job?.subject?.attributes).toEqual({ email: '[REDACTED:email]' });
+      expect(leaked(await rawEntries())).toEqual([]);
+    });
+  });
+
   it("keeps each tenant's log its own", async () => {
     const other = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'other' });
     try {

@@ -1,4 +1,4 @@
-import { ToolGuardrailFunctionOutputFactory, defineToolInputGuardrail, type RunContext, type ToolInputGuardrailDefinition } from '@openai/agents';
+import { ToolGuardrailFunctionOutputFactory, defineToolInputGuardrail, type FunctionTool, type RunContext, type ToolInputGuardrailDefinition } from '@openai/agents';
 import type { GuardTransport, SubjectInput } from '@guardagent/client';
 import type { Decision, JsonObject, PolicyInput, TextOrJson } from '@guardagent/schemas';
 
@@ -35,8 +35,52 @@ export function refusalText(tool: string, decision: Decision): string {
  * (`{ kind: "tool_call", tool, args }`) is checked by GuardAgent. `allow` lets the tool run;
  * `deny` and `pending` reject the call's content, so the model reads the reasons instead of an
  * output and the tool never runs. Arguments that are not a JSON object are refused.
+ *
+ * A guardrail cannot change the arguments the SDK runs the tool with. So an allowed call whose
+ * arguments the policy redacts (`decision.redacted.args`: PII in them, `pii: redact`) is refused
+ * here too, saying so: guard such tools with `guardAgentTool()`, which runs them with the
+ * redacted arguments.
  */
 export function guardAgentToolInput<C = unknown>(options: GuardToolInputOptions<C>): ToolInputGuardrailDefinition<C> {
+  return guardrail(options, null);
+}
+
+/** Redacted arguments handed from a guardrail to its tool's invoke, by call id (bounded: a call another guardrail refused never reaches invoke). */
+const MAX_PENDING_SUBSTITUTES = 1000;
+
+/**
+ * An OpenAI Agents SDK function tool guarded by GuardAgent: `guardAgentToolInput(options)` is
+ * added to its input guardrails, and the tool runs with the arguments the decision allows, the
+ * redacted ones when the policy redacts PII from tool-call arguments (never the model's own).
+ */
+export function guardAgentTool<C, T extends FunctionTool<C, any, any>>(tool: T, options: GuardToolInputOptions<C>): T {
+  const substitutes = new Map<string, string>();
+  const allowedWith = (callId: string, args: Record<string, unknown>) => {
+    substitutes.delete(callId);
+    substitutes.set(callId, JSON.stringify(args));
+    if (substitutes.size > MAX_PENDING_SUBSTITUTES) substitutes.delete(substitutes.keys().next().value!);
+  };
+  const invoke = tool.invoke;
+  return {
+    ...tool,
+    inputGuardrails: [...(tool.inputGuardrails ?? []), guardrail(options, { allowedWith, allowedAsIs: (callId) => substitutes.delete(callId) })],
+    invoke: (runContext: RunContext<C>, input: string, details?: Parameters<T['invoke']>[2]) => {
+      const callId = details?.toolCall?.callId;
+      const redacted = callId !== undefined ? substitutes.get(callId) : undefined;
+      if (callId !== undefined) substitutes.delete(callId);
+      return invoke(runContext, redacted ?? input, details);
+    },
+  };
+}
+
+interface Substitution {
+  /** The call is allowed with these arguments in place of the model's. */
+  allowedWith(callId: string, args: Record<string, unknown>): void;
+  /** The call is allowed with its own arguments. */
+  allowedAsIs(callId: string): void;
+}
+
+function guardrail<C>(options: GuardToolInputOptions<C>, substitution: Substitution | null): ToolInputGuardrailDefinition<C> {
   return defineToolInputGuardrail<C>({
     name: 'guardagent',
     async run({ context, toolCall }) {
@@ -63,14 +107,31 @@ export function guardAgentToolInput<C = unknown>(options: GuardToolInputOptions<
           { timeoutMs: options.timeoutMs ?? 10_000 },
         );
       } catch (error) {
-        if (options.failMode === 'open') return ToolGuardrailFunctionOutputFactory.allow({ undecided: String(error) });
+        if (options.failMode === 'open') {
+          substitution?.allowedAsIs(toolCall.callId);
+          return ToolGuardrailFunctionOutputFactory.allow({ undecided: String(error) });
+        }
         return ToolGuardrailFunctionOutputFactory.rejectContent(
           `GuardAgent could not decide on the call to '${toolCall.name}' (${(error as Error)?.message ?? String(error)}); it was not run.`,
         );
       }
       options.onDecision?.(decision);
-      if (decision.decision === 'allow') return ToolGuardrailFunctionOutputFactory.allow({ decisionId: decision.id });
-      return ToolGuardrailFunctionOutputFactory.rejectContent(refusalText(toolCall.name, decision), { decisionId: decision.id, decision: decision.decision });
+      if (decision.decision !== 'allow') {
+        return ToolGuardrailFunctionOutputFactory.rejectContent(refusalText(toolCall.name, decision), { decisionId: decision.id, decision: decision.decision });
+      }
+      const redacted = decision.redacted?.args;
+      if (redacted === undefined) {
+        substitution?.allowedAsIs(toolCall.callId);
+        return ToolGuardrailFunctionOutputFactory.allow({ decisionId: decision.id });
+      }
+      if (!substitution) {
+        return ToolGuardrailFunctionOutputFactory.rejectContent(
+          `GuardAgent allowed the call to '${toolCall.name}' only with its arguments redacted (${decision.reasons.join('; ')}), and a tool guarded by guardAgentToolInput alone cannot be run with other arguments; it was not run (guard it with guardAgentTool).`,
+          { decisionId: decision.id, decision: decision.decision },
+        );
+      }
+      substitution.allowedWith(toolCall.callId, redacted);
+      return ToolGuardrailFunctionOutputFactory.allow({ decisionId: decision.id, redacted: true });
     },
   });
 }

@@ -1,1 +1,1 @@
-export { guardAgentToolInput, refusalText, type GuardToolInputOptions } from './guard-tool-input';
+export { guardAgentTool, guardAgentToolInput, refusalText, type GuardToolInputOptions } from './guard-tool-input';

@@ -1,4 +1,4 @@
-import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool, type FunctionTool } from '@openai/agents';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -6,7 +6,7 @@ import { QueueTransport } from '@guardagent/client';
 import { loadConfig } from '@guardagent/config';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
-import { guardAgentToolInput } from '../src/index';
+import { guardAgentTool, guardAgentToolInput } from '../src/index';
 
 // The real OpenAI Agents SDK runs its tool loop against the fake OpenAI-compatible server, which
 // scripts the model's tool calls; GuardAgent (real workers, real Redis) decides each call.
@@ -15,8 +15,9 @@ const policy = {
   specification: 'A support agent reads accounts.',
   toolbox: ['core', 'rails'],
   rails: {
-    roles: { support_agent: { tools: ['read_account'] } },
+    roles: { support_agent: { tools: ['read_account', 'send_email'] } },
     tools: { read_account: { authorize: [{ id: 'own-account', when: 'args.user_id == subject.id', message: "only the session user's account" }] } },
+    input: { pii: { kinds: ['card'], action: 'redact' } },
   },
 };
 
@@ -78,6 +79,62 @@ describe('guardAgentToolInput with the OpenAI Agents SDK', () => {
     const seen = toolMessages(first + 1).join();
     expect(seen).toContain("GuardAgent denied the call to 'read_account'");
     expect(seen).toContain("only the session user's account");
+  });
+});
+
+describe('PII in tool-call arguments with the OpenAI Agents SDK (issue 32)', () => {
+  const CARD = '4111 1111 1111 1111';
+  const sendEmailWith = (sent: unknown[]) =>
+    tool({
+      name: 'send_email',
+      description: 'Email the customer',
+      parameters: z.object({ to: z.string(), body: z.string() }),
+      execute: async (args) => {
+        sent.push(args);
+        return 'sent';
+      },
+    });
+  const options = { transport: undefined as unknown as QueueTransport, policy: 'agents-desk', subject: (ctx: { context: { userId: string } }) => ({ id: ctx.context.userId, roles: ['support_agent'] }) };
+  const agentWithTool = (emailTool: FunctionTool<any, any, any>) => {
+    const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-test', maxRetries: 0 }), 'fake-model');
+    return new Agent<{ userId: string }>({ name: 'support', instructions: 'Help the customer.', model, tools: [emailTool] });
+  };
+
+  it('guardAgentTool runs an allowed call with the redacted arguments, never the model\'s own', async () => {
+    const sent: unknown[] = [];
+    const guarded = guardAgentTool(sendEmailWith(sent), { ...options, transport });
+    llm.enqueue({ toolCalls: [{ name: 'send_email', arguments: { to: 'u1@example.com', body: `card ${CARD} refunded` } }] }, { content: 'Sent.' });
+    const result = await run(agentWithTool(guarded), 'email me', { context: { userId: 'u1' } });
+    expect(result.finalOutput).toBe('Sent.');
+    expect(sent).toEqual([{ to: 'u1@example.com', body: 'card [REDACTED:card] refunded' }]);
+  });
+
+  it('guardAgentTool runs a call without PII with its own arguments, and does not run a denied one', async () => {
+    const sent: unknown[] = [];
+    const guarded = guardAgentTool(sendEmailWith(sent), { ...options, transport });
+    llm.enqueue({ toolCalls: [{ name: 'send_email', arguments: { to: 'u1@example.com', body: 'refunded' } }] }, { content: 'Sent.' });
+    await run(agentWithTool(guarded), 'email me', { context: { userId: 'u1' } });
+    expect(sent).toEqual([{ to: 'u1@example.com', body: 'refunded' }]);
+    const asGuest = guardAgentTool(sendEmailWith(sent), { ...options, transport, subject: () => ({ id: 'u1', roles: ['guest'] }) });
+    const first = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ name: 'send_email', arguments: { to: 'u1@example.com', body: `card ${CARD}` } }] }, { content: 'No.' });
+    await run(agentWithTool(asGuest), 'email me', { context: { userId: 'u1' } });
+    expect(sent).toHaveLength(1);
+    expect(toolMessages(first + 1).join()).toContain("tool 'send_email' is not allowed for roles guest");
+  });
+
+  it('guardAgentToolInput alone cannot change arguments: it refuses the call and says so', async () => {
+    const sent: unknown[] = [];
+    const bare = sendEmailWith(sent);
+    const withGuardrail = { ...bare, inputGuardrails: [guardAgentToolInput<{ userId: string }>({ ...options, transport })] };
+    const first = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ name: 'send_email', arguments: { to: 'u1@example.com', body: `card ${CARD}` } }] }, { content: 'Could not send.' });
+    await run(agentWithTool(withGuardrail), 'email me', { context: { userId: 'u1' } });
+    expect(sent).toEqual([]);
+    const seen = toolMessages(first + 1).join();
+    expect(seen).toContain('only with its arguments redacted');
+    expect(seen).toContain('guardAgentTool');
+    expect(seen).not.toContain('4111');
   });
 });
 

@@ -24,7 +24,9 @@ const resolve = <T>(value: T | ((options: ToolExecutionOptions) => T), options: 
  * Wraps the `execute` of each Vercel AI SDK `tool()` so GuardAgent checks every call first, as
  * `{ kind: "tool_call", tool: <key in the tool set>, args }`. The tool runs only on `allow`;
  * `deny` and `pending` throw GuardDeniedError, which the SDK hands the model as the tool's error
- * (with the reasons and, for a held call, the approval token), so the model can adapt. When no
+ * (with the reasons and, for a held call, the approval token), so the model can adapt. An allowed
+ * call whose arguments the policy redacts (`pii: redact` on the input filters) runs with the
+ * redacted arguments (`decision.redacted.args`), never the model's own. When no
  * decision can be had the error propagates and the tool does not run (fail closed).
  * Tools without `execute` (answered by the client) are returned unchanged.
  */
@@ -65,7 +67,9 @@ export function guardTools<T extends ToolSet>(tools: T, options: GuardToolsOptio
           if (decision.decision === 'pending' && decision.approval) reasons.push(`held for approval; approval token ${decision.approval.token}`);
           throw new GuardDeniedError(name, reasons, decision);
         }
-        return execute(input, callOptions);
+        // Run with the arguments the guard allowed: the redacted ones when the policy redacts PII
+        // from tool-call arguments, never the model's own.
+        return execute(decision.redacted?.args ?? input, callOptions);
       },
     };
   }

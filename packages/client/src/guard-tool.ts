@@ -34,7 +34,9 @@ const resolve = async <T, A>(value: PerCall<T, A> | undefined, args: A): Promise
 
 /**
  * Wrap an agent's tool so every call is checked first, as the action
- * `{ kind: 'tool_call', tool, args }`. The tool runs only on `allow`; a `deny` or a `pending`
+ * `{ kind: 'tool_call', tool, args }`. The tool runs only on `allow`, with the arguments the
+ * decision allows: `decision.redacted.args` when the policy redacted PII from them, else its own.
+ * A `deny` or a `pending`
  * (held for approval) throws GuardDeniedError with the reasons and the decision (whose
  * `approval.token`, once approved, goes into `context.approvalToken` of the retried call).
  * If no decision can be had (timeout, gateway down) the error propagates and the tool does not run.
@@ -64,7 +66,9 @@ export function guardTool<A extends JsonObject, R>(fn: (args: A) => MaybePromise
         : [decision.decision === 'pending' ? 'the call is held for approval' : 'denied by the guard'];
       throw new GuardDeniedError(options.toolName, reasons, decision);
     }
-    return fn(callArgs);
+    // The arguments the guard allowed: the redacted ones when the policy redacts PII from
+    // tool-call arguments (`pii: redact` on the input filters), never the proposed ones.
+    return fn((decision.redacted?.args as A | undefined) ?? callArgs);
   };
   return Object.assign(guarded, { toolName: options.toolName });
 }

@@ -4,7 +4,7 @@ import { CheckTimeoutError, NotFoundError, UnauthorizedError, UnavailableError, 
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { GatewayError, HttpTransport } from '../src/index';
+import { GatewayError, HttpTransport, guardTool } from '../src/index';
 import { refundsPolicy as policy } from './refunds-policy';
 
 const ADMIN_KEY = 'http-transport-admin-key-0123456789';
@@ -122,5 +122,25 @@ describe('HttpTransport', () => {
       await client.close();
       await idle.close();
     }
+  });
+});
+
+describe('HttpTransport and PII in tool-call arguments (issue 32)', () => {
+  it('the redacted arguments cross the gateway in the decision (zod on both sides), and guardTool runs the tool with them', async () => {
+    await transport.putPolicy({
+      id: 'http-mail',
+      specification: 'Sends emails.',
+      toolbox: ['core', 'rails'],
+      rails: { roles: { clerk: { tools: ['send_email'] } }, input: { pii: { kinds: ['card'], action: 'redact' } } },
+    } as never);
+    const sent: unknown[] = [];
+    const sendEmail = guardTool(async (args: { to: string; body: string; n: number }) => (sent.push(args), 'sent'), {
+      transport,
+      policy: 'http-mail',
+      toolName: 'send_email',
+      subject: { id: 'u1', roles: ['clerk'] },
+    });
+    expect(await sendEmail({ to: 'a@example.com', body: 'card 4111 1111 1111 1111', n: 4111111111111111 })).toBe('sent');
+    expect(sent).toEqual([{ to: 'a@example.com', body: 'card [REDACTED:card]', n: '[REDACTED:card]' }]);
   });
 });

@@ -48,10 +48,15 @@ export const GuardConfigSchema = z.object({
     maxRunsPerIsolate: positiveInt(5000),
   }),
   /**
+   * Worker threads per executor process for the rails' heavy work: the filters of a job that
+   * reads more than 16,384 characters, and the decision log's redaction of such a job.
+   */
+  railsWorkers: z.coerce.number().int().min(1).max(16).default(1),
+  /**
    * BullMQ lock, renewed every half of it while a job runs. A job whose worker died or froze is
    * taken over within lockDurationMs + stalledIntervalMs (9 s by default) once another worker
    * runs. The lock tolerates the event loop being held up to half of it (3 s) past a renewal;
-   * the longest hold the executor allows itself is the rails' budget (RAILS_DEADLINE_MS, 2 s).
+   * the rails hold it for a few milliseconds at most (heavier jobs go to their worker threads).
    */
   lockDurationMs: positiveInt(6_000),
   stalledIntervalMs: positiveInt(3_000),
@@ -107,6 +112,7 @@ const ENV_NAMES: Record<string, string> = {
   'sandbox.cpuMs': 'GUARDAGENT_SANDBOX_CPU_MS',
   'sandbox.wallMs': 'GUARDAGENT_SANDBOX_WALL_MS',
   'sandbox.maxRunsPerIsolate': 'GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE',
+  railsWorkers: 'GUARDAGENT_RAILS_WORKERS',
   lockDurationMs: 'GUARDAGENT_LOCK_DURATION_MS',
   stalledIntervalMs: 'GUARDAGENT_STALLED_INTERVAL_MS',
   maxDemonstrations: 'GUARDAGENT_MAX_DEMONSTRATIONS',
@@ -154,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       wallMs: read('sandbox.wallMs'),
       maxRunsPerIsolate: read('sandbox.maxRunsPerIsolate'),
     },
+    railsWorkers: read('railsWorkers'),
     lockDurationMs: read('lockDurationMs'),
     stalledIntervalMs: read('stalledIntervalMs'),
     maxDemonstrations: read('maxDemonstrations'),

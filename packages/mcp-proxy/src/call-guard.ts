@@ -17,7 +17,8 @@ export interface CallContext {
 
 /** The guard's answer for one tool call, as the proxy acts on it. */
 export type CallVerdict =
-  | { outcome: 'forward'; decision: Decision }
+  /** `args`: what to forward, the redacted arguments when the policy redacts PII from them. */
+  | { outcome: 'forward'; decision: Decision; args: JsonObject }
   | { outcome: 'deny'; decision: Decision | null; reasons: string[] }
   | { outcome: 'pending'; decision: Decision; token: string; expiresAt: string; reasons: string[] };
 
@@ -138,7 +139,7 @@ export class CallGuard {
     const reasons = decision.reasons.length > 0 ? decision.reasons : [`${decision.decision} by the guard`];
     if (decision.decision === 'allow') {
       if (token) approvals.forget(subject.id, tool, args);
-      return { outcome: 'forward', decision };
+      return { outcome: 'forward', decision, args: (decision.redacted?.args as JsonObject | undefined) ?? args };
     }
     if (decision.decision === 'pending' && decision.approval) {
       approvals.remember(subject.id, tool, args, decision.approval.token, decision.approval.expiresAt);

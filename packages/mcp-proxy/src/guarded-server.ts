@@ -167,7 +167,8 @@ export function createGuardedServer(options: GuardedServerOptions): Server {
 
     let result: CallToolResult;
     try {
-      result = (await entry.upstream.client.callTool({ name: entry.tool, arguments: args }, undefined, {
+      // The arguments the guard allowed (redacted when the policy redacts PII from them), never the client's own.
+      result = (await entry.upstream.client.callTool({ name: entry.tool, arguments: verdict.args }, undefined, {
         signal: extra.signal,
         timeout: options.callTimeoutMs ?? 60_000,
       })) as CallToolResult;

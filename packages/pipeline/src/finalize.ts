@@ -2,6 +2,7 @@ import type { CompileResult } from '@guardagent/schemas';
 import type { JobFence, PipelineState, QueueSet, ResultStore } from '@guardagent/queue';
 import { LockLostError } from './lock-lost-error';
 import { textOf } from '@guardagent/schemas';
+import type { RailsOffload } from '@guardagent/rails';
 import type { ProgramStore } from '@guardagent/registry';
 import { buildDecision } from './build-decision';
 import type { CompileResultDraft, DecisionDraft } from './stage-outcome';
@@ -18,6 +19,8 @@ export interface FinalizeDeps {
   now: () => number;
   /** Which decisions are recorded in the decision log (absent: those of policies that ask). */
   decisionLog?: DecisionLogMode;
+  /** Where a heavy log entry is redacted, off the event loop (absent: inline). */
+  offload?: RailsOffload;
 }
 
 /**
@@ -36,6 +39,9 @@ export async function finalizeDecision(deps: FinalizeDeps, state: PipelineState,
 export async function finalizeDecisions(deps: FinalizeDeps, ended: ReadonlyArray<{ state: PipelineState; draft: DecisionDraft }>, fence: JobFence | null = null): Promise<void> {
   const now = deps.now();
   const decisions = ended.map(({ state, draft }) => buildDecision(state, draft, state.policy.version, now));
+  // One after another: each takes its turn of the event loop (or goes to the rails' worker).
+  const logEntries: Array<string | null> = [];
+  for (const [i, { state }] of ended.entries()) logEntries.push(recordsDecision(deps.decisionLog, state) ? await decisionLogEntry(state, decisions[i]!, deps.offload) : null);
   const saved = await deps.results.saveDecisions(
     ended.map(({ state, draft }, i) => ({
       decision: decisions[i],
@@ -43,7 +49,7 @@ export async function finalizeDecisions(deps: FinalizeDeps, ended: ReadonlyArray
       replyTo: state.replyTo,
       batchId: state.batchId,
       record: draft.approvalRecord ?? null,
-      logEntry: recordsDecision(deps.decisionLog, state) ? decisionLogEntry(state, decisions[i]) : null,
+      logEntry: logEntries[i] ?? null,
     })),
     fence,
   );

@@ -2,6 +2,7 @@ import type { Llm } from '@guardagent/llm';
 import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox';
 import type { DemonstrationStore } from '@guardagent/memory';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
+import type { RailsOffload } from '@guardagent/rails';
 import type { RailsRuntime } from './rails-runtime';
 
 /**
@@ -17,6 +18,8 @@ export interface PipelineDeps {
   programs: ProgramStore;
   memory: DemonstrationStore;
   rails: RailsRuntime;
+  /** The rails' worker threads: heavy filter work and decision-log redaction run there, off the event loop. */
+  railsOffload?: RailsOffload;
   /** Start a background compile for a policy version (auto mode); resolves once queued or skipped. */
   requestCompile: (tenant: string, digest: string) => Promise<void>;
   maxDebugRounds: number;

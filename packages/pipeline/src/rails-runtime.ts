@@ -1,12 +1,14 @@
 import type { HashWrite, StageJobPayload } from '@guardagent/queue';
 import type { RegisteredPolicy } from '@guardagent/registry';
+import type { Redacted } from '@guardagent/schemas';
 
 /** The rails' conclusion on one job (see @guardagent/rails). */
 export interface RailsVerdict {
   verdict: 'allow' | 'deny' | 'pending' | 'continue';
   reasons: string[];
   rules: string[];
-  redacted?: { input?: string; output?: string; message?: string };
+  /** What the filters redacted; `args`: the tool call's arguments the tool must run with. */
+  redacted?: Redacted;
   approval?: { token: string; expiresAt: string };
   /** The approval token's record, to be written only with the pending decision that carries it. */
   approvalRecord?: HashWrite;

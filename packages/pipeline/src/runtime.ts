@@ -11,6 +11,7 @@ import { requestBackgroundCompile } from './request-compile';
 import { LRUCache } from 'lru-cache';
 import { cachedClassifier } from './cached-classifier';
 import { createRailsRuntime } from './create-rails-runtime';
+import { RailsWorkerPool, warmDetectors } from '@guardagent/rails';
 import { startStageWorker, type StageWorkerRuntime } from './stage-worker';
 import { startFailedJobSweeper, type FailedJobSweeper } from './failed-job-sweeper';
 import { createGuardRunner } from './sandbox/create-guard-runner';
@@ -117,6 +118,9 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
         logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; a new one starts with the next run'),
     }));
 
+  // The rails' worker threads (started with the executor stage, shared by every shard).
+  const railsPool = new RailsWorkerPool({ size: config.railsWorkers });
+
   // One set of stores per shard, each under its shard's prefix; the LLM and sandbox are shared.
   const shards = layout.prefixes.map((prefix): RuntimeShard => {
     const queues = new QueueSet(redis, prefix, outage.onError);
@@ -132,7 +136,8 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       policies,
       programs,
       memory,
-      rails: createRailsRuntime(redis, prefix),
+      rails: createRailsRuntime(redis, prefix, railsPool),
+      railsOffload: railsPool,
       requestCompile: async (tenant, digest) => {
         await requestBackgroundCompile({ queues, policies, programs, memory, now }, tenant, digest);
       },
@@ -170,7 +175,13 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     logger,
     startWorkers(stages = STAGES) {
       // The executor runs guard code: start its sandbox workers now rather than on the first check.
-      if (stages.includes('executor')) sandboxLazy();
+      if (stages.includes('executor')) {
+        sandboxLazy();
+        // The rails' first use builds indexes (0.1-0.5 s): here, before any job is taken, not
+        // under the first check. Their worker threads warm up on their own threads.
+        warmDetectors();
+        void railsPool.warm();
+      }
       const started: Worker[] = [];
       // GUARDAGENT_WORKER_SHARDS pins this process's workers to some shards (default: all).
       const served = config.workerShards ? shards.filter((_, i) => config.workerShards!.includes(i)) : shards;
@@ -206,6 +217,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(shards.map((shard) => shard.queues.close()));
       await sandbox?.close();
+      await railsPool.close();
       redis.disconnect();
       workerConnection.disconnect();
     },

@@ -206,5 +206,6 @@ function finalizeDepsOf(runtime: StageWorkerRuntime): AnswerFailedJobDeps {
     now: runtime.deps.now,
     logger: runtime.logger,
     ...(runtime.decisionLog ? { decisionLog: runtime.decisionLog } : {}),
+    ...(runtime.deps.railsOffload ? { offload: runtime.deps.railsOffload } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActionSchema, DecisionSchema, DemonstrationSchema, SubjectSchema, UsageSchema, jsonShapeIssue, sizeIssue } from '@guardagent/schemas';
+import { ActionSchema, DecisionSchema, DemonstrationSchema, RedactedSchema, SubjectSchema, UsageSchema, jsonShapeIssue, sizeIssue } from '@guardagent/schemas';
 
 const ShadowResultSchema = DecisionSchema.shape.shadow.unwrap();
 
@@ -89,7 +89,7 @@ export const PipelineStateSchema = z.object({
     .object({
       rules: z.array(z.string()),
       reasons: z.array(z.string()),
-      redacted: z.object({ input: z.string().optional(), output: z.string().optional() }).optional(),
+      redacted: RedactedSchema.optional(),
     })
     .nullable(),
 });

@@ -5,7 +5,7 @@ import { detectInjection } from './injection/detect-injection';
 import type { CompiledPiiFilter } from './compiled-rails';
 import type { RailsOutcome } from './rails-outcome';
 
-const PII_NAMES: Readonly<Record<PiiKind, string>> = {
+export const PII_NAMES: Readonly<Record<PiiKind, string>> = {
   email: 'an email address',
   phone: 'a phone number',
   card: 'a payment card number',
@@ -23,6 +23,17 @@ const PII_NAMES: Readonly<Record<PiiKind, string>> = {
  * job's lock is renewed every 3 s, and a longer hold would let another executor take it over.
  */
 export const RAILS_DEADLINE_MS = 2000;
+
+/** CheckState's findings as plain data. */
+export interface CheckSnapshot {
+  deny: boolean;
+  pending: boolean;
+  reasons: string[];
+  rules: string[];
+  redacted: NonNullable<RailsOutcome['redacted']>;
+  hasRedaction: boolean;
+  findings: RailsOutcome['findings'];
+}
 
 /** Accumulates what the pure checks found; turned into a RailsOutcome at the end. */
 export class CheckState {
@@ -49,6 +60,26 @@ export class CheckState {
   redacted: NonNullable<RailsOutcome['redacted']> = {};
   hasRedaction = false;
   readonly findings: RailsOutcome['findings'] = { pii: [] };
+
+  /** What the checks found, as plain data (to cross a thread boundary; see CheckState.from). */
+  snapshot(): CheckSnapshot {
+    const { deny, pending, reasons, rules, redacted, hasRedaction, findings } = this;
+    return { deny, pending, reasons, rules, redacted, hasRedaction, findings };
+  }
+
+  /** A state holding what another thread's checks found, with a fresh budget for what is left. */
+  static from(snapshot: CheckSnapshot, deadlineMs?: number): CheckState {
+    const state = new CheckState(deadlineMs);
+    state.deny = snapshot.deny;
+    state.pending = snapshot.pending;
+    state.reasons.push(...snapshot.reasons);
+    state.rules.push(...snapshot.rules);
+    state.redacted = snapshot.redacted;
+    state.hasRedaction = snapshot.hasRedaction;
+    state.findings.pii.push(...snapshot.findings.pii);
+    if (snapshot.findings.injection) state.findings.injection = snapshot.findings.injection;
+    return state;
+  }
 
   fire(rule: string, reason?: string): void {
     if (!this.rules.includes(rule)) this.rules.push(rule);

@@ -1,8 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { textOf } from '@guardagent/schemas';
 import type { CompiledRails } from './compiled-rails';
-import { CheckState, checkInjection, checkPii } from './check-text';
+import { CheckState, RAILS_DEADLINE_MS, checkInjection, checkPii } from './check-text';
+import type { OffloadFailure, RailsOffload, SerializedCheck } from './offload/offload-types';
+import { railsWeight } from './offload/rails-weight';
+import { TURN_BUDGET_CHARS, takeTurn } from './offload/turn-budget';
 import { checkToolCall, type PendingToolWork } from './check-tool-call';
+import { checkToolArgs } from './tool-args/check-tool-args';
 import type { RailsJob } from './rails-job';
 import type { RailsOutcome } from './rails-outcome';
 import type { RateLimiter } from './stores/rate-limiter';
@@ -21,7 +25,27 @@ export interface RailsDeps {
   deadlineMs?: number;
   /** The guard job's id, so a re-run of the same job is neither counted twice nor refused its approval. */
   callId?: string;
+  /**
+   * Where the filters of a job heavier than INLINE_MAX_CHARS run, off the caller's event loop
+   * (RailsWorkerPool), within RAILS_OFFLOAD_DEADLINE_MS (or `deadlineMs`). Without it every job
+   * runs inline, as before.
+   */
+  offload?: RailsOffload;
 }
+
+/**
+ * Jobs whose filters read at most this many characters (railsWeight) run inline: a few
+ * milliseconds at worst, and no thread hop for the ordinary job. Heavier ones go to `offload`.
+ */
+export const INLINE_MAX_CHARS = TURN_BUDGET_CHARS;
+
+/**
+ * The rails' budget for a job run off the event loop, ms. Not bound by the queue lock (the
+ * executor's loop renews it meanwhile), so it is larger than RAILS_DEADLINE_MS: texts at the size
+ * cap in every field take a few seconds. Past it (plus a second's grace) the worker is terminated
+ * and the job denied (`rails.deadline`).
+ */
+export const RAILS_OFFLOAD_DEADLINE_MS = 5000;
 
 /** The pure result of the rails: everything decided without I/O, plus the store work left for a tool call. */
 export interface RailsCheck {
@@ -58,9 +82,49 @@ export function checkRails(compiled: CompiledRails, job: RailsJob, options: { de
   }
 
   let work: PendingToolWork | undefined;
-  if (action?.kind === 'tool_call' && !state.pastDeadline()) work = checkToolCall(compiled, action, job.subject, state);
+  if (action?.kind === 'tool_call' && !state.pastDeadline()) {
+    // The tool checks judge the call that will run: with the redacted arguments when the input
+    // filter redacts (an approval is then bound to those too).
+    const args = checkToolArgs(action, compiled, state);
+    if (!state.pastDeadline()) work = checkToolCall(compiled, { ...action, args: args as typeof action.args }, job.subject, state);
+  }
   state.pastDeadline();
   return { state, work, checkUs: elapsedUs(started) };
+}
+
+/**
+ * checkRails where it belongs: inline for a light job (taking its turn, so many light jobs decided
+ * together still let the event loop run between them), off the loop for a heavy one. A heavy job
+ * whose filters cannot finish there (deadline, a busy or dead worker) is denied.
+ */
+async function runChecks(compiled: CompiledRails, job: RailsJob, deps: RailsDeps): Promise<RailsCheck> {
+  const weight = railsWeight(job, INLINE_MAX_CHARS);
+  if (!deps.offload || weight <= INLINE_MAX_CHARS) {
+    await takeTurn(weight);
+    return checkRails(compiled, job, { deadlineMs: deps.deadlineMs });
+  }
+  const started = performance.now();
+  const result = await deps.offload.check(compiled, job, deps.deadlineMs ?? RAILS_OFFLOAD_DEADLINE_MS);
+  if (result.ok) return restoreCheck(compiled, result.value);
+  const state = new CheckState();
+  failClosed(state, result);
+  return { state, checkUs: elapsedUs(started) };
+}
+
+function failClosed(state: CheckState, failure: OffloadFailure): void {
+  state.deny = true;
+  if (failure.reason === 'timeout') state.fire('rails.deadline', 'the rails could not finish within their time budget; denied');
+  else if (failure.reason === 'busy') state.fire('rails.deadline', `the rails could not start within their time budget (${failure.message}); denied`);
+  else state.fire('rails.failed', `the rails could not read the job (${failure.message}); denied`);
+}
+
+/** A check made in a worker thread, with this thread's compiled tool rules for the store work left. */
+function restoreCheck(compiled: CompiledRails, check: SerializedCheck): RailsCheck {
+  const state = CheckState.from(check.state, RAILS_DEADLINE_MS);
+  if (!check.work) return { state, checkUs: check.checkUs };
+  const tool = compiled.tools.get(check.work.tool) ?? { name: check.work.tool, authorize: [], requireApproval: [] };
+  const approvalRules = tool.requireApproval.filter((rule) => check.work!.approvalRuleIds.includes(rule.ruleId));
+  return { state, work: { tool, args: check.work.args, subjectId: check.work.subjectId, approvalRules }, checkUs: check.checkUs };
 }
 
 /** The reason of a deny for a token that exists but is not approved yet (callers may keep the token). */
@@ -106,7 +170,7 @@ function finish(
  */
 export async function evaluateRails(compiled: CompiledRails, job: RailsJob, deps: RailsDeps = {}): Promise<RailsOutcome> {
   const started = performance.now();
-  const check = checkRails(compiled, job, { deadlineMs: deps.deadlineMs });
+  const check = await runChecks(compiled, job, deps);
   const { state, work } = check;
   if (state.deny) return finish(check, 'deny', started);
   if (!work || (!work.tool.rateLimit && work.approvalRules.length === 0)) return finish(check, 'continue', started);

@@ -1,6 +1,11 @@
 export { compileRails } from './compile-rails';
 export type { CompiledRails, CompiledTool, CompiledCondition, CompiledPiiFilter } from './compiled-rails';
-export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, INLINE_MAX_CHARS, RAILS_OFFLOAD_DEADLINE_MS, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { RailsWorkerPool, type RailsWorkerPoolOptions } from './offload/rails-worker-pool';
+export type { RailsOffload, OffloadResult, OffloadFailure } from './offload/offload-types';
+export { jsonChars } from './offload/rails-weight';
+export { takeTurn, warmDetectors } from './offload/turn-budget';
+export { redactPiiDeep } from './pii/redact-pii-deep';
 export type { RailsOutcome, RailsVerdict } from './rails-outcome';
 export type { RailsJob } from './rails-job';
 export { detectPii, redactPii, redactFindings, piiPlaceholder, PII_KINDS, type PiiFinding } from './pii/detect-pii';

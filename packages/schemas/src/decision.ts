@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DerivedJsonObjectSchema } from './json';
 
 export const UsageSchema = z.object({
   calls: z.number().int().nonnegative(),
@@ -7,6 +8,15 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 export const emptyUsage = (): Usage => ({ calls: 0, promptTokens: 0, completionTokens: 0 });
+
+/** What the rails redacted (see Decision.redacted). */
+export const RedactedSchema = z.object({
+  input: z.string().optional(),
+  output: z.string().optional(),
+  message: z.string().optional(),
+  args: DerivedJsonObjectSchema.optional(),
+});
+export type Redacted = z.infer<typeof RedactedSchema>;
 
 /** The guard's answer for one job. Stored by id before it is announced. */
 export const DecisionSchema = z.object({
@@ -36,9 +46,11 @@ export const DecisionSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   /**
    * Text with PII redacted by the rails, when any was. A message action's text is under `message`
-   * (and also under its side, `input` or `output`, when the job's own field there had none).
+   * (and also under its side, `input` or `output`, when the job's own field there had none). A tool
+   * call's arguments with the PII the input filter redacts replaced are under `args`: the caller
+   * runs the tool with these, never with the arguments it proposed (guardTool and the adapters do).
    */
-  redacted: z.object({ input: z.string().optional(), output: z.string().optional(), message: z.string().optional() }).optional(),
+  redacted: RedactedSchema.optional(),
   /**
    * What the policy's shadow version (`enforcement: shadow`) would have decided; the decision
    * above is the enforcing version's (`policy`). `agrees` is null when the shadow could not decide.

@@ -37,7 +37,7 @@ export {
   type LabelledExample,
 } from './policy';
 export { GuardJobSchema, FeedbackCaseSchema, type GuardJob, type GuardJobInput, type FeedbackCase } from './guard-job';
-export { DecisionSchema, UsageSchema, emptyUsage, type Decision, type Usage } from './decision';
+export { DecisionSchema, RedactedSchema, UsageSchema, emptyUsage, type Decision, type Redacted, type Usage } from './decision';
 export { DecisionLogEntrySchema, type DecisionLogEntry } from './decision-log-entry';
 export { parseOrThrow, toFieldIssues } from './parse';
 export { parsePolicyText } from './policy-text';

@@ -36,6 +36,13 @@ const bounded = <T extends z.ZodType>(schema: T) =>
     if (issue) ctx.addIssue({ code: 'custom', message: issue });
   });
 
+/**
+ * A JSON object (string keys), checked for shape (depth, forbidden keys) but not size: what the
+ * guard derived from a bounded one (redacted arguments, whose placeholders can be longer than the
+ * text they replace).
+ */
+export const DerivedJsonObjectSchema = shaped(z.record(z.string(), anyJson));
+
 /** A JSON object (string keys), bounded like agent text. */
 export const JsonObjectSchema = bounded(shaped(z.record(z.string(), anyJson)));
 export type JsonObject = z.infer<typeof JsonObjectSchema>;

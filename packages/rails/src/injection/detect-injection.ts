@@ -250,7 +250,16 @@ function combine(signals: Set<string>): number {
  * characters, and the same phrasing hidden in base64 or spelled out letter by letter.
  * Deterministic; no LLM.
  */
-export function detectInjection(text: string): InjectionResult {
+export interface InjectionOptions {
+  /**
+   * The texts a token flood is looked for in, when `text` joins several (a tool call's arguments
+   * read together): forty short items of a list are a list, not a flood, while one text that is a
+   * flood still counts. Default: `text` itself.
+   */
+  floodIn?: readonly string[];
+}
+
+export function detectInjection(text: string, options: InjectionOptions = {}): InjectionResult {
   const signals = new Set<string>();
   if (!text) return { score: 0, signals: [] };
   const folded = fold(text);
@@ -270,7 +279,7 @@ export function detectInjection(text: string): InjectionResult {
   }
   analysed += otherReadings(analysed);
   phraseSignals(analysed, signals);
-  if (hasTokenFlood(text)) signals.add('token-flood');
+  if ((options.floodIn ?? [text]).some(hasTokenFlood)) signals.add('token-flood');
   for (const decoded of decodedBase64Texts(text)) {
     const inner = new Set<string>();
     phraseSignals(normalize(decoded), inner);

@@ -90,6 +90,34 @@ export function detectPii(text: string, kinds: readonly PiiKind[] = PII_KINDS): 
   });
 }
 
+/** Keys longer than this are not read as a label of their value. */
+const MAX_LABEL_CHARS = 64;
+const LABEL_JOINER = /[-_.]+/g;
+const CAMEL_HUMP = /([a-z])([A-Z])/g;
+const ANY_DIGIT = /\p{Nd}/u;
+
+/**
+ * Findings in `value`, read on its own and after its label as a person reads a form field
+ * (`customer_ssn` + `123456789` reads "customer ssn: 123456789", an SSN; `phone` + `020 7946 0958`
+ * a phone): the union of both readings, offsets in `value`. Read on its own too, so a label cannot
+ * hide a value it would otherwise not be read with ("order ref: 4111 …" is not a card, but the
+ * value alone is).
+ */
+export function detectPiiAfterLabel(value: string, label: string | undefined, kinds: readonly PiiKind[] = PII_KINDS): PiiFinding[] {
+  const alone = detectPii(value, kinds);
+  // What a label lets be read (an SSN or a national phone number) has digits.
+  if (label === undefined || label.length === 0 || label.length > MAX_LABEL_CHARS || !ANY_DIGIT.test(value)) return alone;
+  const heading = `${label.replace(LABEL_JOINER, ' ').replace(CAMEL_HUMP, '$1 $2')}: `;
+  const labelled = detectPii(heading + value, kinds).flatMap((f) => {
+    if (f.end <= heading.length) return [];
+    const start = Math.max(f.start, heading.length) - heading.length;
+    const end = f.end - heading.length;
+    return [{ kind: f.kind, match: value.slice(start, end), start, end }];
+  });
+  if (labelled.length === 0) return alone;
+  return resolveOverlaps([...alone, ...labelled], value);
+}
+
 /** Placeholder that replaces a finding of `kind`. */
 export function piiPlaceholder(kind: PiiKind): string {
   return `[REDACTED:${kind}]`;
