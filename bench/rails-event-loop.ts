@@ -18,7 +18,8 @@ import { RAILS_LOOP_JOBS } from './lib/rails-loop-jobs';
  */
 const json = process.argv.includes('--json');
 let localRedis: LocalRedis | null = null;
-const redisUrl = process.env.REDIS_URL || (localRedis = await startRedisServer()).url;
+if (!process.env.REDIS_URL) localRedis = await startRedisServer();
+const redisUrl = process.env.REDIS_URL || localRedis!.url;
 const prefix = `bench-loop-${process.pid}`;
 const runtime = await createRuntime(loadConfig({}, { redisUrl, prefix }), { llm: null, logger: silentLogger });
 runtime.startWorkers(['executor']);

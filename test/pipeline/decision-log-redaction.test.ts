@@ -54,7 +54,11 @@ describe('decisionLogEntry', () => {
     const pool = new RailsWorkerPool();
     try {
       let calls = 0;
-      const counting: RailsOffload = { check: pool.check.bind(pool), redact: (value, ms) => (calls++, pool.redact(value, ms)) };
+      const counting: RailsOffload = { check: pool.check.bind(pool), redact: (value, ms) => {
+        calls++;
+        return pool.redact(value, ms);
+      },
+    };
       const heavy = `${'x '.repeat(20_000)}pay with ${CARD}`;
       const entry = parse(await decisionLogEntry(stateWith(heavy), decision, counting));
       expect(calls).toBe(1);

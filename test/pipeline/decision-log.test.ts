@@ -162,8 +162,8 @@ describe('the decision log', () => {
       });
       const entry = await entryOf(decision);
       expect(entry.jobOmitted).toBeUndefined();
-      expect((entry.job?.input as string).endsWith('card [REDACTED:card]')).toBe(true);
-      expect((entry.job?.action as unknown as { args: { body: string } }).args.body.endsWith('key [REDACTED:secret]')).toBe(true);
+      expect((entry.job!.input as string).endsWith('card [REDACTED:card]')).toBe(true);
+      expect((entry.job!.action as unknown as { args: { body: string } }).args.body.endsWith('key [REDACTED:secret]')).toBe(true);
       expect(entry.job?.subject?.attributes).toEqual({ ssn: '[REDACTED:ssn]' });
       expect(leaked(await rawEntries())).toEqual([]);
     });
@@ -173,7 +173,7 @@ describe('the decision log', () => {
       // The desk redacts the card from the arguments the tool runs with, and the log records those.
       expect(decision.redacted?.args).toMatchObject({ body: 'card [REDACTED:card]' });
       const entry = await entryOf(decision);
-      expect((entry.job?.action as unknown as { args: { body: string; to: string } }).args).toMatchObject({ body: 'card [REDACTED:card]', to: '[REDACTED:email]' });
+      expect((entry.job!.action as unknown as { args: { body: string; to: string } }).args).toMatchObject({ body: 'card [REDACTED:card]', to: '[REDACTED:email]' });
       expect(entry.job?.subject?.attributes).toEqual({ email: '[REDACTED:email]' });
       expect(leaked(await rawEntries())).toEqual([]);
     });

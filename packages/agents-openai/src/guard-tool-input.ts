@@ -53,6 +53,7 @@ const MAX_PENDING_SUBSTITUTES = 1000;
  * added to its input guardrails, and the tool runs with the arguments the decision allows, the
  * redacted ones when the policy redacts PII from tool-call arguments (never the model's own).
  */
+// biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its parameter and result types
 export function guardAgentTool<C, T extends FunctionTool<C, any, any>>(tool: T, options: GuardToolInputOptions<C>): T {
   const substitutes = new Map<string, string>();
   const allowedWith = (callId: string, args: Record<string, unknown>) => {

@@ -95,6 +95,7 @@ describe('PII in tool-call arguments with the OpenAI Agents SDK (issue 32)', () 
       },
     });
   const options = { transport: undefined as unknown as QueueTransport, policy: 'agents-desk', subject: (ctx: { context: { userId: string } }) => ({ id: ctx.context.userId, roles: ['support_agent'] }) };
+  // biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its types
   const agentWithTool = (emailTool: FunctionTool<any, any, any>) => {
     const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-test', maxRetries: 0 }), 'fake-model');
     return new Agent<{ userId: string }>({ name: 'support', instructions: 'Help the customer.', model, tools: [emailTool] });

@@ -64,7 +64,10 @@ function toolsWith(calls: unknown[]) {
       sendEmail: tool({
         description: 'Email the customer',
         inputSchema: z.object({ to: z.string(), body: z.string() }),
-        execute: async (args) => (calls.push(['sendEmail', args]), { sent: true }),
+        execute: async (args) => {
+          calls.push(['sendEmail', args]);
+          return { sent: true };
+        },
       }),
     },
     { transport, policy: 'ai-desk', subject: { id: 'u1', roles: ['support_agent'] } },

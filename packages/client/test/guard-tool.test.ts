@@ -124,7 +124,10 @@ describe('guardTool and PII in tool-call arguments (issue 32)', () => {
   });
   const subject = { id: 'u1', roles: ['support_agent'] };
   const sendEmail = (policy: string, sent: unknown[]) =>
-    guardTool(async (args: { to: string; body: string; cc?: string[] }) => (sent.push(args), 'sent'), { transport, policy, toolName: 'send_email', subject });
+    guardTool(async (args: { to: string; body: string; cc?: string[] }) => {
+      sent.push(args);
+      return 'sent';
+    }, { transport, policy, toolName: 'send_email', subject });
 
   beforeAll(async () => {
     for (const action of ['redact', 'deny', 'log'] as const) await transport.putPolicy(mailPolicy(action) as never);
@@ -133,7 +136,10 @@ describe('guardTool and PII in tool-call arguments (issue 32)', () => {
   it('redact: the tool runs with the redacted arguments, never the proposed ones; the decision carries them (zod)', async () => {
     const sent: unknown[] = [];
     const seen: Decision[] = [];
-    const tool = guardTool(async (args: { to: string; body: string; cc?: string[] }) => (sent.push(args), 'sent'), {
+    const tool = guardTool(async (args: { to: string; body: string; cc?: string[] }) => {
+      sent.push(args);
+      return 'sent';
+    }, {
       transport,
       policy: 'mail-redact',
       toolName: 'send_email',

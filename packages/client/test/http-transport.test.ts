@@ -134,7 +134,10 @@ describe('HttpTransport and PII in tool-call arguments (issue 32)', () => {
       rails: { roles: { clerk: { tools: ['send_email'] } }, input: { pii: { kinds: ['card'], action: 'redact' } } },
     } as never);
     const sent: unknown[] = [];
-    const sendEmail = guardTool(async (args: { to: string; body: string; n: number }) => (sent.push(args), 'sent'), {
+    const sendEmail = guardTool(async (args: { to: string; body: string; n: number }) => {
+      sent.push(args);
+      return 'sent';
+    }, {
       transport,
       policy: 'http-mail',
       toolName: 'send_email',

@@ -6,7 +6,7 @@ import { jsonCharsOver, textOf, type Decision, type DecisionLogEntry } from '@gu
 export type DecisionLogMode = 'policies' | 'all' | 'off';
 
 /** Entries bigger than this keep the decision but not the job (the log's size is bounded by entries). */
-const MAX_LOG_ENTRY_CHARS = 200_000;
+export const MAX_LOG_ENTRY_CHARS = 200_000;
 
 /** Context keys never recorded: secrets a job carries for the guard, not about the action. */
 const UNRECORDED_CONTEXT = new Set(['approvalToken']);

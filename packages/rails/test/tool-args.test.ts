@@ -284,7 +284,7 @@ describe('the evasions the rails read in input text are read in arguments too', 
     it(`PII written with ${name}`, async () => {
       const outcome = await act(redacting, { deep: [{ note: `use ${written} please` }] });
       expect(outcome.rules.some((r) => r.startsWith('input.pii.')), name).toBe(true);
-      const note = (outcome.redacted?.args as { deep: Array<{ note: string }> }).deep[0]!.note;
+      const note = (outcome.redacted!.args as { deep: Array<{ note: string }> }).deep[0]!.note;
       expect(note).toMatch(/^use \[REDACTED:(card|ssn)\] please$/);
     });
   }

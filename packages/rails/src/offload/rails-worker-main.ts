@@ -24,7 +24,10 @@ port.on('message', (request: WorkerRequest) => {
   try {
     if (request.kind === 'check') {
       let rails = compiled.get(request.key);
-      if (!rails) compiled.set(request.key, (rails = compileRails(request.config)));
+      if (!rails) {
+        rails = compileRails(request.config);
+        compiled.set(request.key, rails);
+      }
       const check = checkRails(rails, request.job, { deadlineMs: request.deadlineMs });
       const value: SerializedCheck = { state: check.state.snapshot(), checkUs: check.checkUs };
       if (check.work) {

@@ -68,7 +68,10 @@ export class RailsWorkerPool implements RailsOffload {
 
   check(compiled: CompiledRails, job: RailsJob, deadlineMs: number): Promise<OffloadResult<SerializedCheck>> {
     let key = this.keys.get(compiled);
-    if (!key) this.keys.set(compiled, (key = randomUUID()));
+    if (!key) {
+      key = randomUUID();
+      this.keys.set(compiled, key);
+    }
     const message: WorkerRequest = { id: this.nextId++, kind: 'check', key, config: compiled.config, job: plainJob(job), deadlineMs };
     return this.submit(message, deadlineMs) as Promise<OffloadResult<SerializedCheck>>;
   }

@@ -2,7 +2,7 @@ import type { PiiKind, ToolCallAction } from '@guardagent/schemas';
 import type { CompiledRails } from '../compiled-rails';
 import { PII_NAMES, type CheckState } from '../check-text';
 import { detectInjection } from '../injection/detect-injection';
-import { detectPii, detectPiiAfterLabel, redactFindings, type PiiFinding } from '../pii/detect-pii';
+import { detectPii, detectPiiAfterLabel, type PiiFinding } from '../pii/detect-pii';
 import { argPath, readToolArgs, type ArgText } from './read-tool-args';
 import { COLLIDING_KEYS, redactJsonTexts } from './redact-json';
 
@@ -100,7 +100,10 @@ function keyVisibility(): (key: string) => boolean {
   const seen = new Map<string, boolean>();
   return (key) => {
     let shows = seen.get(key);
-    if (shows === undefined) seen.set(key, (shows = detectPii(key).length === 0));
+    if (shows === undefined) {
+      shows = detectPii(key).length === 0;
+      seen.set(key, shows);
+    }
     return shows;
   };
 }
