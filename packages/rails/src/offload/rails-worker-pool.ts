@@ -35,10 +35,15 @@ interface Slot {
   settle(): void;
 }
 
-/** How a worker thread loads the TypeScript entry: through tsx's API (worker threads do not inherit `--import tsx` on Node 20). */
-function workerSource(entry: URL): string {
+/**
+ * The worker thread's entry: the built module next to this one when this code is built (dist/),
+ * else the TypeScript source through tsx's API (worker threads do not inherit `--import tsx` on Node 20).
+ */
+function workerEntry(): { entry: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./rails-worker-main.js', import.meta.url), eval: false };
+  const source = new URL('./rails-worker-main.ts', import.meta.url);
   const api = import.meta.resolve('tsx/esm/api');
-  return `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`;
+  return { entry: `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(source.href)}, ${JSON.stringify(import.meta.url)}))`, eval: true };
 }
 
 /**
@@ -154,8 +159,9 @@ export class RailsWorkerPool implements RailsOffload {
   }
 
   private start(): void {
-    const worker = new Worker(workerSource(new URL('./rails-worker-main.ts', import.meta.url)), {
-      eval: true,
+    const { entry, eval: isSource } = workerEntry();
+    const worker = new Worker(entry, {
+      eval: isSource,
       // Not the parent's flags (e.g. --no-node-snapshot, which workers refuse).
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.maxOldGenerationMb },
