@@ -277,7 +277,8 @@ describe('SandboxProcessPool: the queue timeout counts time with every worker bu
 
   it('a run queued while the pool\'s workers are still starting waits for them, however long they take', async () => {
     const before = new Set(childPids());
-    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, queueTimeoutMs: 200 });
+    // No spare: the one worker started is the one held.
+    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, spares: 0, queueTimeoutMs: 200 });
     try {
       // Hold the new worker before it is ready (a loaded machine starting Node slowly), for well
       // past the queue timeout, then let it go.
