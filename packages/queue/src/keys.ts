@@ -46,6 +46,10 @@ export function keys(prefix: string) {
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:workers:${stage}`,
+    /** Sandbox pool counts of every executor (restarts, quarantines, waits by tenant); under the deployment's prefix. */
+    metricsSandbox: () => `${prefix}:metrics:sandbox`,
+    /** Each executor's sandbox pool as it last reported it (field: the executor, value: JSON); under the deployment's prefix. */
+    sandboxPools: () => `${prefix}:sandbox-pools`,
     /** The deployment's shard count (see checkShardLayout); under the deployment's prefix, never a shard's. */
     shardLayout: () => `${prefix}:layout`,
     /** BullMQ's lock of a stage job (BullMQ's own key layout: `<prefix>:<queue>:<id>:lock`). */
