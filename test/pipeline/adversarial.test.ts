@@ -1,3 +1,4 @@
+import { loadConfig } from '@guardagent/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueTransport } from '@guardagent/client';
 import { silentLogger } from '@guardagent/pipeline';
@@ -41,7 +42,7 @@ const ordinaryPolicy: PolicyInput = {
 
 beforeAll(async () => {
   // A 3 s lock caps any guard run at 2 s (two thirds of the lock).
-  stack = await startTestStack({ config: { lockDurationMs: 3000, sandbox: { memoryMb: 64, cpuMs: 1000, wallMs: 1000, maxRunsPerIsolate: 5000 } } });
+  stack = await startTestStack({ config: { lockDurationMs: 3000, sandbox: { ...loadConfig({}).sandbox, memoryMb: 64, cpuMs: 1000, wallMs: 1000, maxRunsPerIsolate: 5000 } } });
   victim = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'attacker' });
   other = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'bystander' });
   expect((await other.compile(ordinaryPolicy)).status).toBe('promoted');

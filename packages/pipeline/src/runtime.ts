@@ -14,6 +14,7 @@ import { createRailsRuntime } from './create-rails-runtime';
 import { startStageWorker, type StageWorkerRuntime } from './stage-worker';
 import { startFailedJobSweeper, type FailedJobSweeper } from './failed-job-sweeper';
 import { createGuardRunner } from './sandbox/create-guard-runner';
+import { SandboxPoolReporter } from './sandbox/sandbox-pool-reporter';
 import { jsonLogger, type Logger } from './logger';
 
 export interface RuntimeOptions {
@@ -96,12 +97,23 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     return classifier;
   };
   let sandbox: SandboxProcessPool | null = null;
+  let sandboxReporter: SandboxPoolReporter | null = null;
   // Processes that never run guard code (gateway, planner, ...) never fork sandbox workers.
   const sandboxLazy = () =>
     (sandbox ??= createGuardRunner({
       ...(config.sandbox.poolSize ? { size: config.sandbox.poolSize } : {}),
       defaultLimits: { cpuMs: sandboxLimits.cpuMs, wallMs: sandboxLimits.wallMs, memoryMb: sandboxLimits.memoryMb },
       maxRunsPerIsolate: config.sandbox.maxRunsPerIsolate,
+      spares: config.sandbox.spares,
+      crashBudget: { perVersion: config.sandbox.crashBudget, perTenant: config.sandbox.tenantCrashBudget, windowMs: config.sandbox.crashWindowMs },
+      maxWorkerRssMb: config.sandbox.workerMaxRssMb,
+      warmUp: config.sandbox.warmUp === 'on',
+      onQuarantine: (q) =>
+        logger.warn(
+          { tenant: q.tenant, scope: q.scope, version: q.version, crashes: q.crashes, untilMs: q.until },
+          `sandbox quarantine: ${q.scope === 'tenant' ? 'the tenant' : 'a guard version'} killed or hung ${q.crashes} workers within the window; its runs are refused until it ends`,
+        ),
+      onWorkerRecycled: (event) => logger.info({ workerPid: event.pid, rssMb: event.rssMb, maxRssMb: event.maxRssMb }, 'sandbox worker past its memory bound: recycled, the spare takes over'),
       hostFunctions: llm
         ? {
             classify: async (tenant, args, call) => {
@@ -114,8 +126,17 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
           }
         : {},
       onWorkerGone: (event) =>
-        logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; a new one starts with the next run'),
+        logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; the warm spare takes over and a new spare starts'),
     }));
+  /** The pool, reported to Redis every second for the gateway's /metrics and /readyz (executors only). */
+  const reportedSandbox = () => {
+    const pool = sandboxLazy();
+    if (!sandboxReporter) {
+      sandboxReporter = new SandboxPoolReporter(redis, layout.prefix, pool, { unservedMs: config.sandbox.unservedMs, logger });
+      sandboxReporter.start();
+    }
+    return pool;
+  };
 
   // One set of stores per shard, each under its shard's prefix; the LLM and sandbox are shared.
   const shards = layout.prefixes.map((prefix): RuntimeShard => {
@@ -170,7 +191,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     logger,
     startWorkers(stages = STAGES) {
       // The executor runs guard code: start its sandbox workers now rather than on the first check.
-      if (stages.includes('executor')) sandboxLazy();
+      if (stages.includes('executor')) reportedSandbox();
       const started: Worker[] = [];
       // GUARDAGENT_WORKER_SHARDS pins this process's workers to some shards (default: all).
       const served = config.workerShards ? shards.filter((_, i) => config.workerShards!.includes(i)) : shards;
@@ -205,6 +226,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       for (const sweeper of sweepers) sweeper.stop();
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(shards.map((shard) => shard.queues.close()));
+      await sandboxReporter?.stop();
       await sandbox?.close();
       redis.disconnect();
       workerConnection.disconnect();
