@@ -14,7 +14,7 @@ import { keys } from './keys';
  *   by reason, quarantines by tenant and scope, runs refused by a quarantine, and each tenant's
  *   waits for a worker (counts per bucket, sum, count).
  */
-export const SandboxPoolReportSchema = z.object({
+const SandboxPoolReportSchema = z.object({
   at: z.number(),
   size: z.number().int(),
   workers: z.number().int(),
@@ -30,7 +30,7 @@ export const SandboxPoolReportSchema = z.object({
 export type SandboxPoolReport = z.infer<typeof SandboxPoolReportSchema>;
 
 /** A report not rewritten for this long is ignored (its executor is gone or frozen; /readyz then looks at the stage's workers). */
-export const REPORT_STALE_MS = 15_000;
+const REPORT_STALE_MS = 15_000;
 /** Reports of executors gone this long are deleted by the next executor that reports. */
 const REPORT_FORGOTTEN_MS = 3_600_000;
 
