@@ -68,6 +68,17 @@ export class CrashBudget {
   }
 
   /**
+   * The tenant killed or hung a worker within the window (and is not quarantined): its runs go
+   * only to a pool that is whole (see SandboxProcessPool), so its next death cannot find the pool
+   * short of warm workers.
+   */
+  onProbation(tenant: string): boolean {
+    if (this.tallies.size === 0) return false;
+    const at = this.tallies.get(tenantKey(tenant))?.at;
+    return at !== undefined && at.length > 0 && at[at.length - 1]! > this.now() - this.windowMs;
+  }
+
+  /**
    * Charge one worker death to a run of this tenant and version. Returns the quarantines it
    * started (none, the version's, the tenant's, or both).
    */

@@ -80,6 +80,8 @@ export interface SandboxProcessPoolOptions {
   now?: () => number;
   /** Told about every worker that died or was killed, with the reason. */
   onWorkerGone?: (event: { pid: number | undefined; reason: string; culprits: number; bystanders: number }) => void;
+  /** Told when a worker is ready (warm): serving, or as a spare; `warmMs` is what its warm-up took. */
+  onWorkerReady?: (event: { pid: number | undefined; warmMs: number; serving: boolean }) => void;
   /** Told when a tenant, or one version of its guard, is quarantined. */
   onQuarantine?: (quarantine: Quarantine) => void;
   /** Told when a worker passed its memory bound and is being recycled. */
@@ -327,9 +329,13 @@ export class SandboxProcessPool {
   }
 
   private pump(): void {
+    let whole: boolean | undefined;
     while (this.queue.length > 0 && !this.closed) {
-      // The oldest run whose tenant is under its share of the workers.
-      const index = this.queue.findIndex((r) => (this.activeByTenant.get(r.request.tenant) ?? 0) < this.maxActivePerTenant);
+      // The oldest run whose tenant is under its share of the workers; a tenant on probation (it
+      // killed a worker within the crash window) only while the pool is whole.
+      const index = this.queue.findIndex(
+        (r) => (this.activeByTenant.get(r.request.tenant) ?? 0) < this.maxActivePerTenant && (!this.budget?.onProbation(r.request.tenant) || (whole ??= this.whole())),
+      );
       if (index < 0) return;
       const worker = this.pickWorker();
       if (!worker) return;
@@ -369,6 +375,22 @@ export class SandboxProcessPool {
     // that finds no worker, not in a loop.
     if (this.serving() < this.size) this.replenish(true);
     return null;
+  }
+
+  /**
+   * Every serving place has a ready worker and every spare is ready. A tenant on probation runs
+   * only then: each death it causes is taken over by a warm spare, and it cannot cause the next
+   * before that spare's replacement is warm, so other tenants never find the pool short.
+   */
+  private whole(): boolean {
+    let ready = 0;
+    let spares = 0;
+    for (const w of this.workers) {
+      if (w.gone || w.retiring || !w.ready) continue;
+      if (w.serving) ready++;
+      else spares++;
+    }
+    return ready >= this.size && spares >= this.spares;
   }
 
   /** Serving workers (ready or starting) that are not being recycled. */
@@ -504,6 +526,7 @@ export class SandboxProcessPool {
 
   private onMessage(worker: SandboxWorker, message: ChildMessage): void {
     if (message.t === 'ready') {
+      this.options.onWorkerReady?.({ pid: worker.pid, warmMs: worker.warmMs, serving: worker.serving });
       this.noteServing();
       this.pump();
       return;
@@ -613,6 +636,9 @@ export class SandboxProcessPool {
         this.charge(run);
       } else this.retry(run, reason);
     }
+    // Runs of one message all belong to one tenant: when the death cannot be pinned on one of
+    // them yet, it is still that tenant's (and that version's, when they share it).
+    if (culprits === 0 && executing.length > 1 && worker.cause !== 'closed') this.chargeShared(executing);
     for (const run of bystanders) this.retry(run, reason);
     this.options.onWorkerGone?.({ pid: worker.pid, reason, culprits, bystanders: runs.length - culprits });
     if (this.closed || worker.cause === 'closed') return;
@@ -684,6 +710,14 @@ export class SandboxProcessPool {
       this.counters.quarantinedRuns++;
       this.finish(waiting, this.quarantined(quarantine, waiting.startedNs));
     }
+  }
+
+  /** Charge a death that several runs could have caused, to their tenant (and version) if they share it. */
+  private chargeShared(runs: PendingRun[]): void {
+    const [first] = runs;
+    if (!first || runs.some((r) => r.request.tenant !== first.request.tenant)) return;
+    const version = runs.every((r) => r.request.version === first.request.version) ? first.request.version : undefined;
+    this.charge({ ...first, request: { ...first.request, ...(version === undefined ? { version: undefined } : {}) } });
   }
 
   private quarantined(quarantine: Quarantine, startedNs: bigint): RunResult {
