@@ -329,12 +329,17 @@ export class SandboxProcessPool {
   }
 
   private pump(): void {
+    // Readiness does not change while runs are dispatched: asked once, when a tenant on probation waits.
     let whole: boolean | undefined;
+    const isWhole = () => {
+      whole ??= this.whole();
+      return whole;
+    };
     while (this.queue.length > 0 && !this.closed) {
       // The oldest run whose tenant is under its share of the workers; a tenant on probation (it
       // killed a worker within the crash window) only while the pool is whole.
       const index = this.queue.findIndex(
-        (r) => (this.activeByTenant.get(r.request.tenant) ?? 0) < this.maxActivePerTenant && (!this.budget?.onProbation(r.request.tenant) || (whole ??= this.whole())),
+        (r) => (this.activeByTenant.get(r.request.tenant) ?? 0) < this.maxActivePerTenant && (!this.budget?.onProbation(r.request.tenant) || isWhole()),
       );
       if (index < 0) return;
       const worker = this.pickWorker();
