@@ -18,6 +18,7 @@ export interface GuardRunnerOptions {
   /** false: workers serve without warming up first (for measuring what warming saves). */
   warmUp?: boolean;
   onWorkerGone?: SandboxProcessPoolOptions['onWorkerGone'];
+  onWorkerReady?: SandboxProcessPoolOptions['onWorkerReady'];
   onQuarantine?: SandboxProcessPoolOptions['onQuarantine'];
   onWorkerRecycled?: SandboxProcessPoolOptions['onWorkerRecycled'];
 }
@@ -44,6 +45,7 @@ export function createGuardRunner(options: GuardRunnerOptions): SandboxProcessPo
     ...(options.crashBudget !== undefined ? { crashBudget: options.crashBudget } : {}),
     ...(options.maxWorkerRssMb !== undefined ? { maxWorkerRssMb: options.maxWorkerRssMb } : {}),
     ...(options.onWorkerGone ? { onWorkerGone: options.onWorkerGone } : {}),
+    ...(options.onWorkerReady ? { onWorkerReady: options.onWorkerReady } : {}),
     ...(options.onQuarantine ? { onQuarantine: options.onQuarantine } : {}),
     ...(options.onWorkerRecycled ? { onWorkerRecycled: options.onWorkerRecycled } : {}),
   });
