@@ -4,7 +4,7 @@ import { QueueTransport } from '@guardagent/client';
 import { silentLogger } from '@guardagent/pipeline';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
-import { startTestStack, type TestStack } from '../helpers/pipeline-stack';
+import { startTestStack, waitFor, type TestStack } from '../helpers/pipeline-stack';
 
 // Attacks on the executor through ordinary checks, against the real stack (queues, executor,
 // sandbox worker processes). For each: the attack's check ends fail-closed, and checks of another
@@ -122,7 +122,11 @@ return { deny: false, reasons: [] };`;
     expect(result.attack.error?.code).toMatch(/^(GUARD_CODE_FAILED|SANDBOX_HUNG)$/);
     expect(result.attack.reasons.join(' ')).toMatch(/deadline|time limit/);
     expectOrdinaryServed(result);
-    // The next check on the same policy is decided.
+    // The next check on the same policy is decided. (A tenant whose run killed a worker runs again
+    // once the pool is whole, its spare replaced: on a loaded machine that may take longer than the
+    // queue timeout, so this waits for it first.)
+    const pool = stack.runtime!.deps.sandbox;
+    await waitFor(async () => pool.stats().ready === pool.stats().size && pool.stats().spares === 1, 60_000, 'the pool whole again');
     expect(await victim.check({ policy: 'host-time', input: 'hello' }, { timeoutMs: 30_000 })).toMatchObject({ decision: 'allow', status: 'ok' });
   });
 
