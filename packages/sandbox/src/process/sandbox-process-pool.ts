@@ -72,7 +72,7 @@ export interface SandboxProcessPoolOptions {
   crashBudget?: CrashBudgetOptions | false;
   /**
    * Resident memory (MB) past which a worker is recycled between runs: sent nothing more, killed
-   * once its runs have ended, and replaced by the warm spare. Default 1024; 0 turns it off. Each
+   * once its runs have ended, and replaced by the warm spare. Default 768; 0 turns it off. Each
    * run's isolate is bounded on its own by its `memoryMb`.
    */
   maxWorkerRssMb?: number;
@@ -233,7 +233,7 @@ export class SandboxProcessPool {
   constructor(private readonly options: SandboxProcessPoolOptions) {
     this.size = Math.max(1, options.size ?? availableParallelism());
     this.spares = Math.max(0, options.spares ?? 1);
-    this.maxRssBytes = Math.max(0, options.maxWorkerRssMb ?? 1024) * 1024 * 1024;
+    this.maxRssBytes = Math.max(0, options.maxWorkerRssMb ?? 768) * 1024 * 1024;
     this.now = options.now ?? Date.now;
     this.budget = options.crashBudget === false ? null : new CrashBudget(options.crashBudget ?? {}, this.now);
     this.graceMs = options.graceMs ?? 1000;
