@@ -46,6 +46,20 @@ export const GuardConfigSchema = z.object({
     wallMs: positiveInt(4000),
     /** Recycle an isolate after this many runs (bounds heap growth from cached scripts). */
     maxRunsPerIsolate: positiveInt(5000),
+    /** Warm workers kept beside the pool, to take over at once from one that dies or is recycled. */
+    spares: z.coerce.number().int().min(0).max(8).default(1),
+    /** Workers one version of a tenant's guard may kill or hang within crashWindowMs before it is quarantined. */
+    crashBudget: positiveInt(3),
+    /** Workers all of a tenant's guards together may kill or hang within crashWindowMs before the tenant is quarantined. */
+    tenantCrashBudget: positiveInt(6),
+    /** The crash budget's window, and how long a quarantine lasts. */
+    crashWindowMs: positiveInt(60_000),
+    /** A worker whose resident memory passes this (MB) is recycled between runs; 0: never. */
+    workerMaxRssMb: z.coerce.number().int().min(0).default(768),
+    /** `off`: workers serve without loading the toolbox data first (only for measuring what warming saves). */
+    warmUp: z.enum(['on', 'off']).default('on'),
+    /** How long an executor's pool may have no ready worker before the gateway's /readyz says it cannot serve (ms). */
+    unservedMs: positiveInt(10_000),
   }),
   /**
    * Worker threads per executor process for the rails' heavy work: the filters of a job that
@@ -112,6 +126,13 @@ const ENV_NAMES: Record<string, string> = {
   'sandbox.cpuMs': 'GUARDAGENT_SANDBOX_CPU_MS',
   'sandbox.wallMs': 'GUARDAGENT_SANDBOX_WALL_MS',
   'sandbox.maxRunsPerIsolate': 'GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE',
+  'sandbox.spares': 'GUARDAGENT_SANDBOX_SPARES',
+  'sandbox.crashBudget': 'GUARDAGENT_SANDBOX_CRASH_BUDGET',
+  'sandbox.tenantCrashBudget': 'GUARDAGENT_SANDBOX_TENANT_CRASH_BUDGET',
+  'sandbox.crashWindowMs': 'GUARDAGENT_SANDBOX_CRASH_WINDOW_MS',
+  'sandbox.workerMaxRssMb': 'GUARDAGENT_SANDBOX_WORKER_MAX_RSS_MB',
+  'sandbox.warmUp': 'GUARDAGENT_SANDBOX_WARM_UP',
+  'sandbox.unservedMs': 'GUARDAGENT_SANDBOX_UNSERVED_MS',
   railsWorkers: 'GUARDAGENT_RAILS_WORKERS',
   lockDurationMs: 'GUARDAGENT_LOCK_DURATION_MS',
   stalledIntervalMs: 'GUARDAGENT_STALLED_INTERVAL_MS',
@@ -159,6 +180,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       cpuMs: read('sandbox.cpuMs'),
       wallMs: read('sandbox.wallMs'),
       maxRunsPerIsolate: read('sandbox.maxRunsPerIsolate'),
+      spares: read('sandbox.spares'),
+      crashBudget: read('sandbox.crashBudget'),
+      tenantCrashBudget: read('sandbox.tenantCrashBudget'),
+      crashWindowMs: read('sandbox.crashWindowMs'),
+      workerMaxRssMb: read('sandbox.workerMaxRssMb'),
+      warmUp: read('sandbox.warmUp'),
+      unservedMs: read('sandbox.unservedMs'),
     },
     railsWorkers: read('railsWorkers'),
     lockDurationMs: read('lockDurationMs'),

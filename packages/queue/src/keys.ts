@@ -17,6 +17,7 @@ export const DEPLOYMENT_SEGMENTS = {
   replies: 'replies',
   approval: 'approval',
   rateLimits: 'rl',
+  sandboxPools: 'sandbox-pools',
 } as const;
 
 /** Tenant ids that would share key space with the deployment's own keys (see DEPLOYMENT_SEGMENTS). */
@@ -80,6 +81,10 @@ export function keys(prefix: string) {
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:${D.workers}:${stage}`,
+    /** Sandbox pool counts of every executor (restarts, quarantines, waits by tenant); under the deployment's prefix. */
+    metricsSandbox: () => `${prefix}:${D.metrics}:sandbox`,
+    /** Each executor's sandbox pool as it last reported it (field: the executor, value: JSON); under the deployment's prefix. */
+    sandboxPools: () => `${prefix}:${D.sandboxPools}`,
     /** The deployment's shard count (see checkShardLayout); under the deployment's prefix, never a shard's. */
     shardLayout: () => `${prefix}:${D.layout}`,
     /** BullMQ's lock of a stage job (BullMQ's own key layout: `<prefix>:<queue>:<id>:lock`). */

@@ -50,6 +50,8 @@ const pool = new SandboxProcessPool({
     },
   },
   onWorkerGone: (event) => gone.push(event.reason),
+  // These tests count deaths and culprits; the crash budget has its own (fair-pool.test.ts).
+  crashBudget: false,
 });
 afterAll(() => pool.close());
 
@@ -277,7 +279,8 @@ describe('SandboxProcessPool: the queue timeout counts time with every worker bu
 
   it('a run queued while the pool\'s workers are still starting waits for them, however long they take', async () => {
     const before = new Set(childPids());
-    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, queueTimeoutMs: 200 });
+    // No spare: the one worker started is the one held.
+    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, spares: 0, queueTimeoutMs: 200 });
     try {
       // Hold the new worker before it is ready (a loaded machine starting Node slowly), for well
       // past the queue timeout, then let it go.
@@ -297,7 +300,7 @@ describe('SandboxProcessPool: the queue timeout counts time with every worker bu
 
 describe('SandboxProcessPool: many tenants\' runs in messages, with poison inputs and hangs mixed in', () => {
   // Its own pool: five worker deaths and their restarts may keep runs queued past the default 10 s.
-  const mixed = new SandboxProcessPool({ entry, execArgv, size: 2, graceMs: 300, defaultLimits: { cpuMs: 500, wallMs: 1500 }, queueTimeoutMs: 120_000 });
+  const mixed = new SandboxProcessPool({ entry, execArgv, size: 2, graceMs: 300, defaultLimits: { cpuMs: 500, wallMs: 1500 }, queueTimeoutMs: 120_000, crashBudget: false });
   afterAll(() => mixed.close());
 
   it('every benign run is decided once and correctly; each poison ends crashed and each hang hung, exactly once each', async () => {

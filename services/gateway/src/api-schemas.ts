@@ -242,6 +242,12 @@ const ReadySchema = z.object({
   redis: z.enum(['ok', 'unreachable']),
   workers: z.record(z.string(), z.number().int()).describe('Live workers per stage'),
   missing: z.array(z.string()).describe('Stages without a live worker'),
+  sandbox: z
+    .object({
+      pools: z.number().int().describe('Executors reporting their sandbox pool'),
+      unserving: z.array(z.string()).describe('Executors whose pool has had no ready sandbox worker past GUARDAGENT_SANDBOX_UNSERVED_MS'),
+    })
+    .describe("The executors' sandbox pools"),
 });
 
 /** Every schema published under components.schemas of the OpenAPI document, by name. */
