@@ -42,6 +42,8 @@ const DEPLOYMENT_KEYS: Record<string, string> = {
   metricsDecisions: k.metricsDecisions(),
   metricsTakeovers: k.metricsTakeovers(),
   workerHeartbeat: k.workerHeartbeat('executor'),
+  metricsSandbox: k.metricsSandbox(),
+  sandboxPools: k.sandboxPools(),
   shardLayout: k.shardLayout(),
   // BullMQ's own layout: `<prefix>:<queue>:…`.
   jobLock: k.jobLock('executor', 'job'),
