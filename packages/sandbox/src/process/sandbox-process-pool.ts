@@ -47,11 +47,15 @@ export interface SandboxProcessPoolOptions {
    */
   maxActivePerTenant?: number;
   /**
-   * Longest a run may wait for a free worker (for example while a killed worker's replacement
-   * starts, ~1 s) before it ends as a timeout. Default 10,000. Time while no worker of the pool is
-   * ready yet (the pool starting, or every worker restarting) does not count.
+   * How long the pool may finish no run while a run waits for a worker (for example every worker
+   * hung, or a killed worker's replacement not yet started) before the waiting run ends as a
+   * timeout. Default 10,000. A run waits as long as the pool keeps finishing runs (a loaded
+   * machine is slow, not stuck), up to maxQueueWaitMs. Time while no worker of the pool is ready
+   * yet (the pool starting, or every worker restarting) does not count.
    */
   queueTimeoutMs?: number;
+  /** Longest a run may wait for a worker however the pool progresses (a safety net against a run never getting its turn). Default 12 × queueTimeoutMs (2 minutes). */
+  maxQueueWaitMs?: number;
   hostFunctions?: Record<string, HostFunction>;
   /**
    * Host calls one run may make (each may be an LLM request). Past it a call fails inside the
@@ -207,6 +211,9 @@ export class SandboxProcessPool {
   private readonly maxRunsPerWorker: number;
   private readonly maxRunsPerMessage: number;
   private readonly queueTimeoutMs: number;
+  private readonly maxQueueWaitMs: number;
+  /** When a run last finished (hrtime ns): a waiting run times out only after this long a stall (see queueTimeoutMs). */
+  private lastProgressNs = 0n;
   private readonly maxActivePerTenant: number;
   /** Runs dispatched and not finished, per tenant. */
   private readonly activeByTenant = new Map<string, number>();
@@ -240,6 +247,7 @@ export class SandboxProcessPool {
     this.maxRunsPerWorker = Math.max(1, options.maxRunsPerWorker ?? 8);
     this.maxRunsPerMessage = Math.min(MAX_RUNS_PER_MESSAGE, Math.max(1, options.maxRunsPerMessage ?? 8));
     this.queueTimeoutMs = options.queueTimeoutMs ?? 10_000;
+    this.maxQueueWaitMs = options.maxQueueWaitMs ?? this.queueTimeoutMs * 12;
     this.maxActivePerTenant = Math.max(1, options.maxActivePerTenant ?? this.size - 1);
     this.defaultLimits = { ...DEFAULT_LIMITS, ...(options.defaultLimits ?? {}) };
     // Workers start now, not with the first run: starting and warming one takes a second or more.
@@ -467,6 +475,29 @@ export class SandboxProcessPool {
     worker.kill(`recycled: its memory (${Math.round(worker.rss / 1048576)} MB) passed the bound of ${Math.round(this.maxRssBytes / 1048576)} MB`);
   }
 
+  /**
+   * Why a waiting run has waited too long, if it has: the pool finished no run for queueTimeoutMs
+   * of its wait, or it waited maxQueueWaitMs in all. Time before the pool could serve does not count.
+   */
+  private queueTimeout(run: PendingRun, now: bigint): string | null {
+    const max = (a: bigint, b: bigint) => (a > b ? a : b);
+    const since = max(run.startedNs, this.servingSinceNs);
+    if (Number(now - max(since, this.lastProgressNs)) / 1e6 > this.queueTimeoutMs) return `no sandbox worker was free within ${this.queueTimeoutMs} ms`;
+    if (Number(now - since) / 1e6 > this.maxQueueWaitMs) return `waited ${this.maxQueueWaitMs} ms for a sandbox worker (the pool was busy all that time)`;
+    return null;
+  }
+
+  /** Before a finished run counts as progress: end the waiting runs that the stall before it timed out. */
+  private expireStalled(now: bigint): void {
+    if (this.queue.length === 0 || Number(now - this.lastProgressNs) / 1e6 <= this.queueTimeoutMs) return;
+    for (const run of [...this.queue]) {
+      const reason = this.queueTimeout(run, now);
+      if (!reason) continue;
+      this.queue.splice(this.queue.indexOf(run), 1);
+      this.finish(run, failure('timeout', reason, run));
+    }
+  }
+
   /** Record how long a run waited for its worker (its first dispatch only). */
   private countWait(run: PendingRun, waitedMs: number): void {
     if (run.waitCounted) return;
@@ -487,12 +518,10 @@ export class SandboxProcessPool {
   private dispatch(batch: PendingRun[], worker: SandboxWorker): void {
     const sent: PendingRun[] = [];
     for (const run of batch) {
-      // biome-ignore lint/complexity/useMathMinMax: bigint operands, which Math.max does not take
-      const waitingSince = run.startedNs > this.servingSinceNs ? run.startedNs : this.servingSinceNs;
-      const waitedMs = Number(process.hrtime.bigint() - waitingSince) / 1e6;
-      if (waitedMs > this.queueTimeoutMs) {
-        // Every worker was busy (or starting) that long: end the run without charging a worker for it.
-        this.finish(run, failure('timeout', `no sandbox worker was free within ${this.queueTimeoutMs} ms`, run));
+      const timedOut = this.queueTimeout(run, process.hrtime.bigint());
+      if (timedOut) {
+        // End the run without charging a worker for it.
+        this.finish(run, failure('timeout', timedOut, run));
         continue;
       }
       this.countWait(run, Number(process.hrtime.bigint() - run.startedNs) / 1e6);
@@ -537,6 +566,9 @@ export class SandboxProcessPool {
       return;
     }
     if (message.t === 'results') {
+      const now = process.hrtime.bigint();
+      this.expireStalled(now);
+      this.lastProgressNs = now;
       for (const { id, result } of message.results) {
         const run = this.byId.get(id);
         if (!run || run.worker !== worker) continue;
