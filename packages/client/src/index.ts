@@ -10,4 +10,5 @@ export {
   type ApiKeyView,
   type IssuedApiKey,
 } from './http-transport';
+export { EXIT_CODES, exitCodeOfDecision, exitCodeOfError, isTransientErrorCode, type ExitCode, type ExitCodeName } from './exit-codes';
 export { guardTool, type GuardToolOptions, type GuardedTool, type SubjectInput } from './guard-tool';

@@ -5,6 +5,11 @@ import { MAX_SHARDS } from './shard-layout';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** BullMQ's job lock by default (GUARDAGENT_LOCK_DURATION_MS), renewed every half of it while a job runs. */
+export const DEFAULT_LOCK_DURATION_MS = 6_000;
+/** How often each worker looks for stalled jobs by default (GUARDAGENT_STALLED_INTERVAL_MS). */
+export const DEFAULT_STALLED_INTERVAL_MS = 3_000;
+
 /** Every knob a GuardAgent process reads from its environment. */
 export const GuardConfigSchema = z.object({
   /**
@@ -53,8 +58,8 @@ export const GuardConfigSchema = z.object({
    * runs. The lock tolerates the event loop being held up to half of it (3 s) past a renewal;
    * the longest hold the executor allows itself is the rails' budget (RAILS_DEADLINE_MS, 2 s).
    */
-  lockDurationMs: positiveInt(6_000),
-  stalledIntervalMs: positiveInt(3_000),
+  lockDurationMs: positiveInt(DEFAULT_LOCK_DURATION_MS),
+  stalledIntervalMs: positiveInt(DEFAULT_STALLED_INTERVAL_MS),
   /** Most demonstrations one policy may hold (retrieval compares a query with each). */
   maxDemonstrations: positiveInt(1000),
   /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
+import { exitCodeOfDecision } from '@guardagent/client';
 import { parsePolicyText, type GuardJobInput } from '@guardagent/schemas';
 import { readFileSync } from 'node:fs';
 import { readDataFile } from '../read-input-file';
@@ -9,7 +10,7 @@ import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
 export function registerCheck(program: Command): void {
   program
     .command('check')
-    .description('run one guard job through the real pipeline and print the decision as JSON')
+    .description('run one guard job through the real pipeline and print the decision as JSON (exit 0 allow, 1 deny, 4 pending, 3 guard_error)')
     .requiredOption('--job <file>', 'guard job (YAML/JSON): input, output, optional context/subject/action; policy may be left out')
     .option('--policy <file>', 'policy file (YAML/JSON); registered, and its program verified if it has one')
     .option('--timeout <ms>', 'how long to wait for the decision', '120000')
@@ -33,7 +34,7 @@ export function registerCheck(program: Command): void {
         }
         const decision = await stack.client.check(request, { timeoutMs: Number(options.timeout) });
         process.stdout.write(`${JSON.stringify(decision, null, 2)}\n`);
-        process.exitCode = decision.decision === 'allow' ? 0 : decision.status === 'guard_error' ? 3 : 1;
+        process.exitCode = exitCodeOfDecision(decision);
       } finally {
         await stack.stop();
       }
