@@ -26,7 +26,7 @@ import {
 } from '@guardagent/queue';
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
-import { RedisApprovalStore, type ApproveResult } from '@guardagent/rails';
+import { RedisApprovalStore, compileRails, type ApproveResult } from '@guardagent/rails';
 import {
   CompileResultSchema,
   DecisionSchema,
@@ -369,6 +369,27 @@ export class QueueTransport implements GuardTransport {
         : await this.policies.put(this.tenant, parseOrThrow(PolicySchema, policyOrId, 'policy'));
     const { policy, digest, programDigest } = registered;
     const id = compileIdFor(programDigest);
+    // Rails only: nothing for an LLM to write or the sandbox to verify. The rails were compiled
+    // when the policy was stored (a mistake there was refused), so say so instead of starting a
+    // compile that could only end LLM_NOT_CONFIGURED or write a program nothing asked for.
+    if (!policy.requests?.trim() && !policy.program && policy.rails) {
+      const rules = compileRails(policy.rails).ruleCount;
+      return {
+        id,
+        policy: { id: policy.id, version: policy.version, digest, programDigest },
+        status: 'rails-only',
+        message: `policy '${policy.id}' has no guard requests and no program: its ${rules} rail rule${rules === 1 ? '' : 's'} (checked when it was stored) decide every check, with no LLM and no program to compile`,
+        report: null,
+        code: null,
+        plan: null,
+        attempts: 0,
+        debugRounds: 0,
+        usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+        timings: {},
+        traceId: '',
+        createdAt: new Date().toISOString(),
+      };
+    }
     const timeoutMs = options.timeoutMs ?? 10 * 60_000;
     const root = startJobTrace('guardagent.compile', { 'guardagent.policy.id': policy.id, 'guardagent.job.id': id });
     const state = newPipelineState({

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { NotFoundError, ValidationError } from '@guardagent/errors';
 import { PolicySchema, type Policy } from '@guardagent/schemas';
+import { assertPolicyValid } from '@guardagent/rails';
 import { keys, type Keys } from '@guardagent/queue';
 import { policyDigest, programDigest } from './policy-digest';
 
@@ -69,6 +70,9 @@ export class PolicyRegistry {
     const cached = this.snapshots.get(cacheKey);
     const now = this.now();
     if (cached && now - cached.touchedAt < (INLINE_SNAPSHOT_TTL_SECONDS * 1000) / 4) return registered;
+    // Checked once per digest and process (a cached snapshot passed): a policy whose rails could
+    // not run is refused here, not denied with guard_error at every check.
+    if (!cached) assertPolicyValid(policy);
     const key = this.keys.policySnapshot(tenant, registered.digest);
     const json = JSON.stringify(policy);
     const created = await this.redis.set(key, json, 'EX', INLINE_SNAPSHOT_TTL_SECONDS, 'NX');
@@ -78,8 +82,13 @@ export class PolicyRegistry {
     return registered;
   }
 
-  /** Register a policy version (kept without expiry) and make it the current one for its id. */
+  /**
+   * Register a policy version (kept without expiry) and make it the current one for its id. Its
+   * rails are compiled first: a condition, schema, pattern or reference that could not run is a
+   * ValidationError naming each (nothing is stored).
+   */
   async put(tenant: string, policy: Policy): Promise<RegisteredPolicy> {
+    assertPolicyValid(policy);
     const registered = this.describe(policy);
     const json = JSON.stringify(policy);
     const shadow = policy.enforcement === 'shadow';

@@ -1,7 +1,6 @@
 import { Option, type Command } from 'commander';
-import { readFileSync } from 'node:fs';
 import { ValidationError } from '@guardagent/errors';
-import { parsePolicyText } from '@guardagent/schemas';
+import { readPolicyFile } from '../policy-file';
 import { EXIT_CODES } from '@guardagent/client';
 import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS } from '@guardagent/config';
 import { OUTPUT_LOCK_STALE_MS } from '../batch/lock-output';
@@ -69,7 +68,7 @@ export function registerBatch(program: Command): void {
     .action(async (options: BatchOptions) => {
       const maxInFlight = positiveInt(options.concurrency, '--concurrency');
       const idleTimeoutMs = positiveInt(options.idleTimeout, '--idle-timeout');
-      const policy = parsePolicyText(readPolicyText(options.policy), options.policy);
+      const { policy } = readPolicyFile(options.policy);
       await runBatchCommand({
         policy,
         inPath: options.in,
@@ -87,12 +86,4 @@ export function positiveInt(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ValidationError('options', [{ path: flag, message: `must be a positive integer, got '${value}'` }]);
   return n;
-}
-
-export function readPolicyText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ValidationError(path, [{ path: '', message: `cannot read the policy: ${(error as Error).message}` }]);
-  }
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
 import { exitCodeOfDecision } from '@guardagent/client';
-import { parsePolicyText, type GuardJobInput } from '@guardagent/schemas';
-import { readFileSync } from 'node:fs';
+import type { GuardJobInput } from '@guardagent/schemas';
+import { readPolicyFile } from '../policy-file';
 import { readDataFile } from '../read-input-file';
 import { startLocalStack } from '../local-stack';
 import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
@@ -24,7 +24,7 @@ export function registerCheck(program: Command): void {
       try {
         const request = { ...(job as Record<string, unknown>) } as GuardJobInput;
         if (options.policy) {
-          const policy = parsePolicyText(readFileSync(options.policy, 'utf8'), options.policy);
+          const { policy } = readPolicyFile(options.policy);
           const ready = await ensurePolicyReady(stack.client, policy);
           const warning = verificationWarning(ready);
           if (warning) process.stderr.write(warning);

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
 import { EXIT_CODES, isTransientErrorCode, type ExitCode } from '@guardagent/client';
-import { parsePolicyText, type CompileResult } from '@guardagent/schemas';
+import type { CompileResult } from '@guardagent/schemas';
+import { readPolicyFile } from '../policy-file';
 import { startLocalStack } from '../local-stack';
 
 /** promoted 0; not promoted 1, unless it could not compile for want of an LLM (2) or the LLM failed (6). */
 function compileExitCode(result: CompileResult): ExitCode {
-  if (result.status === 'promoted') return EXIT_CODES.OK;
+  if (result.status === 'promoted' || result.status === 'rails-only') return EXIT_CODES.OK;
   const code = result.status === 'error' ? result.error?.code : undefined;
   if (code === 'LLM_NOT_CONFIGURED') return EXIT_CODES.INVALID;
   return code !== undefined && isTransientErrorCode(code) ? EXIT_CODES.UNAVAILABLE : EXIT_CODES.DENIED;
@@ -15,12 +15,12 @@ function compileExitCode(result: CompileResult): ExitCode {
 export function registerCompile(program: Command): void {
   program
     .command('compile')
-    .description("compile (or verify a supplied) guard program for a policy against its labelled examples; print the report (exit 0 promoted, 1 failed)")
+    .description('compile (or verify a supplied) guard program for a policy against its labelled examples; print the report (exit 0 promoted or rails-only, 1 failed)')
     .requiredOption('--policy <file>', 'policy file (YAML/JSON)')
     .option('--timeout <ms>', 'how long to wait', '600000')
     .option('--remote', 'use workers already running on REDIS_URL')
     .action(async (options: { policy: string; timeout: string; remote?: boolean }) => {
-      const policy = parsePolicyText(readFileSync(options.policy, 'utf8'), options.policy);
+      const { policy } = readPolicyFile(options.policy);
       const stack = await startLocalStack({ stages: options.remote ? [] : undefined });
       try {
         const result = await stack.client.compile(policy, { timeoutMs: Number(options.timeout) });

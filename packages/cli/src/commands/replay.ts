@@ -4,14 +4,15 @@ import { rename } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
 import { DecisionDiffBuilder, formatDiff, type DecisionDiff, type DecisionSummary } from '@guardagent/replay';
-import { parsePolicyText, type DecisionLogEntry, type Policy } from '@guardagent/schemas';
+import type { DecisionLogEntry, Policy } from '@guardagent/schemas';
 import { runBatchCommand } from '../batch/run-batch-command';
 import { assertReadableFile, readLines } from '../batch/read-lines';
 import type { DecisionLine } from '../batch/decision-line';
 import { exportLog } from '../replay/export-log';
 import { logToJobs } from '../replay/log-to-jobs';
 import { readLogEntries } from '../replay/read-log-entries';
-import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_IDLE_TIMEOUT_MS, positiveInt, readPolicyText } from './batch';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_IDLE_TIMEOUT_MS, positiveInt } from './batch';
+import { readPolicyFile } from '../policy-file';
 import { EXIT_CODES } from '@guardagent/client';
 
 
@@ -130,8 +131,8 @@ export function registerReplay(program: Command): void {
       if (options.until !== undefined && options.since === undefined) throw new ValidationError('replay options', [{ path: '--until', message: '--until goes with --since' }]);
       const maxInFlight = positiveInt(options.concurrency, '--concurrency');
       const idleTimeoutMs = positiveInt(options.idleTimeout, '--idle-timeout');
-      const policy = parsePolicyText(readPolicyText(options.policy), options.policy);
-      const against = options.against === undefined ? null : parsePolicyText(readPolicyText(options.against), options.against);
+      const { policy } = readPolicyFile(options.policy);
+      const against = options.against === undefined ? null : readPolicyFile(options.against).policy;
       if (against && against.id !== policy.id) throw new ValidationError('replay options', [{ path: '--against', message: `'${against.id}' is not a version of '${policy.id}'` }]);
       const logPath = options.from ?? (await exportOnce(options, policy));
       await assertReadableFile(logPath);
