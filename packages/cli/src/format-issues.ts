@@ -2,7 +2,7 @@ import type { FieldIssue, ValidationError } from '@guardagent/errors';
 
 /** One issue as a line: `file:line:column: path: message` (what is known of it). */
 export function formatIssue(issue: FieldIssue, source: string): string {
-  const where = issue.line ? `${source}:${issue.line}${issue.column ? `:${issue.column}` : ''}: ` : '';
+  const where = `${source}${issue.line ? `:${issue.line}${issue.column ? `:${issue.column}` : ''}` : ''}: `;
   const message = issue.message.replaceAll('\n', '\n    ');
   return `${where}${issue.path ? `${issue.path}: ` : ''}${message}`;
 }

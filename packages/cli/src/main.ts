@@ -21,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   feedback: async () => (await import('./commands/feedback')).registerFeedback,
   eval: async () => (await import('./commands/eval')).registerEval,
   demo: async () => (await import('./commands/demo')).registerDemo,
+  policy: async () => (await import('./commands/policy')).registerPolicy,
+  tenants: async () => (await import('./commands/tenants')).registerTenants,
   approve: async () => (await import('./commands/approve')).registerApprove,
   log: async () => (await import('./commands/log')).registerLog,
   replay: async () => (await import('./commands/replay')).registerReplay,

@@ -252,7 +252,12 @@ export class QueueTransport implements GuardTransport {
     return { ids: states.map((s) => s.jobId) };
   }
 
-  async check(input: GuardJobInput, options: CheckOptions & { admit?: AdmitJobs } = {}): Promise<Decision> {
+  /**
+   * Submit a check and wait for its decision. With `replayId` the check is one of a replay's (or a
+   * policy test's): its rate limits count in that id's own windows, a held call gets no approval
+   * token, and it is not recorded in the decision log, so live callers never feel it.
+   */
+  async check(input: GuardJobInput, options: CheckOptions & { admit?: AdmitJobs; replayId?: string } = {}): Promise<Decision> {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
     const registered = await this.retried(() => this.resolvePolicy(job));
     const id = jobIdFor(this.tenant, job.idempotencyKey);
@@ -263,7 +268,7 @@ export class QueueTransport implements GuardTransport {
       const existing = await this.retried(() => this.results.getDecision(this.tenant, id));
       if (existing) return existing;
     }
-    const state = this.newState(id, job, registered, this.listener.channel, null, submittedAt);
+    const state = this.newState(id, job, registered, this.listener.channel, null, submittedAt, options.replayId ?? null);
     await options.admit?.([id], jobBytes(state.job));
     return new Promise<Decision>((resolve, reject) => {
       let settled = false;
