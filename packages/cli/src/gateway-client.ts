@@ -11,7 +11,7 @@ export interface GatewayOptions {
 
 /** `--gateway <url>` on a command that talks to the gateway (default GUARDAGENT_URL, else DEFAULT_GATEWAY_URL). */
 export function withGatewayOption(command: Command): Command {
-  return command.option('--gateway <url>', 'the gateway (default: GUARDAGENT_URL, else http://127.0.0.1:8080)', process.env.GUARDAGENT_URL || DEFAULT_GATEWAY_URL);
+  return command.option('--gateway <url>', 'the gateway (GUARDAGENT_URL sets the default)', process.env.GUARDAGENT_URL || DEFAULT_GATEWAY_URL);
 }
 
 /**

@@ -157,13 +157,13 @@ export function registerPolicy(program: Command): void {
     policy
       .command('get <id>')
       .description('print a stored policy as YAML (a policy file), or with --json as the gateway shows it (digests, verified program, shadow)')
-      .option('--version <ref>', 'a stored version: a digest (prefix), a version label, current, shadow or previous', 'current')
+      .option('--at <ref>', 'which stored version: a digest (prefix), a version label, current, shadow or previous', 'current')
       .option('--json', 'the JSON view')
       .addHelpText('after', GATEWAY_HELP),
-  ).action(async (id: string, options: GatewayOptions & { version: string; json?: boolean }) => {
+  ).action(async (id: string, options: GatewayOptions & { at: string; json?: boolean }) => {
     await onGateway(options, 'tenant', 'policy get', async (gateway) => {
-      if (options.json && options.version === 'current') return printJson(await gateway.getPolicy(id), true);
-      const { policy: doc, label } = await storedVersion(gateway, id, options.version);
+      if (options.json && options.at === 'current') return printJson(await gateway.getPolicy(id), true);
+      const { policy: doc, label } = await storedVersion(gateway, id, options.at);
       if (options.json) printJson({ label, policy: doc }, true);
       else process.stdout.write(`# ${label}\n${stringify(doc, { lineWidth: 0 })}`);
     });
