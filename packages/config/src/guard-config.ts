@@ -92,6 +92,11 @@ export const GuardConfigSchema = z.object({
   }),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
+  /**
+   * A key that reads /metrics and nothing else, for a Prometheus scrape (a bearer token from a
+   * Secret): the admin key also reads /metrics, but a scraper should not hold it.
+   */
+  metricsKey: z.string().min(16, 'GUARDAGENT_METRICS_KEY must be at least 16 characters').optional(),
 });
 export type GuardConfig = z.output<typeof GuardConfigSchema>;
 
@@ -127,6 +132,7 @@ const ENV_NAMES: Record<string, string> = {
   'chunks.lingerMs': 'GUARDAGENT_CHUNK_LINGER_MS',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
+  metricsKey: 'GUARDAGENT_METRICS_KEY',
 };
 
 /** Environment variable of each config field, for docs and error messages. */
@@ -180,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),
+    metricsKey: read('metricsKey'),
   };
   const parsed = GuardConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -193,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const outside = config.workerShards?.filter((shard) => shard >= config.shards) ?? [];
   if (outside.length > 0) {
     const problem = `GUARDAGENT_WORKER_SHARDS: shard ${outside.join(', ')} does not exist (GUARDAGENT_SHARDS is ${config.shards}: shards 0 to ${config.shards - 1})`;
+    throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
+  }
+  if (config.metricsKey !== undefined && config.metricsKey === config.adminKey) {
+    const problem = 'GUARDAGENT_METRICS_KEY: must differ from GUARDAGENT_ADMIN_KEY (a scraper holding it could do everything the admin key does)';
     throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
   }
   // On a cluster every key carries the prefix as a hash tag (see keyPrefixFor).

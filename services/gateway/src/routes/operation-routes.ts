@@ -35,10 +35,11 @@ export function operationRoutes(deps: GatewayDeps, document: () => Record<string
       description:
         'guardagent_queue_jobs{stage,state}, guardagent_decisions_total{tenant,policy,decision,status} (all processes), ' +
         'guardagent_stage_duration_seconds{stage} and guardagent_llm_tokens_total{kind} (decisions seen by this gateway), ' +
-        'guardagent_http_requests_total, and process metrics. Admin key only: the labels name every tenant and policy ' +
-        '(Prometheus: `authorization: { credentials: <admin key> }` in the scrape config).',
+        'guardagent_http_requests_total, and process metrics. The metrics key (GUARDAGENT_METRICS_KEY, which reads this and nothing else) ' +
+        'or the admin key: the labels name every tenant and policy (Prometheus: `authorization: { credentials_file: <the metrics key> }` ' +
+        'in the scrape config, or a PodMonitor with the key from a Secret; infra/k8s).',
       tag: 'operations',
-      auth: 'server-admin',
+      auth: 'metrics',
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
       handler: async ({ reply }) => {
         const { contentType, body } = await deps.metrics.render();
