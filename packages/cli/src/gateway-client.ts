@@ -3,7 +3,7 @@ import { HttpTransport } from '@guardagent/client';
 import { ConfigError } from '@guardagent/errors';
 
 /** Where the gateway is when neither --gateway nor GUARDAGENT_URL says. */
-export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
+const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
 
 export interface GatewayOptions {
   gateway: string;

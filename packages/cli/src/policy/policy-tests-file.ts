@@ -61,7 +61,7 @@ const CaseSchema = z
   });
 
 /** A policy's test cases, kept beside it as `<policy>.tests.yaml`. */
-export const PolicyTestsFileSchema = z
+const PolicyTestsFileSchema = z
   .object({
     /** The policy these cases are for (its id); checked when given. */
     policy: z.string().min(1).optional(),
@@ -95,7 +95,7 @@ export interface PolicyCase {
 }
 
 /** `policies/refund-desk.yaml` → `policies/refund-desk.tests.yaml`. */
-export function testsFileFor(policyPath: string): string {
+function testsFileFor(policyPath: string): string {
   const dot = policyPath.lastIndexOf('.');
   const slash = policyPath.lastIndexOf('/');
   return `${dot > slash ? policyPath.slice(0, dot) : policyPath}.tests.yaml`;

@@ -36,7 +36,7 @@ function needsLlm(policy: Policy): boolean {
 const list = (items: readonly string[]) => (items.length === 0 ? '(none)' : items.map((i) => JSON.stringify(i)).join(', '));
 
 /** Compare a decision with a case's expectation: whether it passes, and a diff (`-` expected, `+` decided, two spaces: as expected). */
-export function compareDecision(expected: PolicyCase['expect'], actual: CaseResult['actual']): { pass: boolean; diff: string[] } {
+function compareDecision(expected: PolicyCase['expect'], actual: CaseResult['actual']): { pass: boolean; diff: string[] } {
   const diff: string[] = [];
   let pass = true;
   const field = (ok: boolean, want: string, got: string) => {
