@@ -21,7 +21,7 @@ const only = (rails: RailsConfig) => {
 
 describe('railsIssues: what would fail at check time, found when the policy is stored', () => {
   it('passes every bundled policy', () => {
-    for (const file of readdirSync(POLICIES)) {
+    for (const file of readdirSync(POLICIES).filter((name) => !name.includes('.tests.'))) {
       const policy = parsePolicyText(readFileSync(join(POLICIES, file), 'utf8'), file);
       if (policy.rails) expect(railsIssues(policy.rails), file).toEqual([]);
     }
