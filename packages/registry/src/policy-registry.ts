@@ -114,14 +114,13 @@ export class PolicyRegistry {
     this.snapshots.set(`${tenant}:${registered.digest}`, { registered, chars: json.length, touchedAt: this.now() });
     const enforcement = shadow ? 'shadow' : 'enforce';
     const versionsKey = this.keys.policyVersions(tenant, policy.id);
-    const latest = await this.redis.lindex(versionsKey, 0);
+    const inForce = await this.redis.get(shadow ? this.keys.policyShadow(tenant, policy.id) : this.keys.policyCurrent(tenant, policy.id));
     const write = this.redis
       .multi()
       // A plain SET also clears the TTL of an inline snapshot of the same digest.
       .set(this.keys.policySnapshot(tenant, registered.digest), json);
-    // The same version put again (a retried deploy) is not a new entry in the history.
-    const parsedLatest = latest ? (JSON.parse(latest) as { digest?: string; enforcement?: string }) : null;
-    if (parsedLatest?.digest !== registered.digest || parsedLatest.enforcement !== enforcement) {
+    // The version in force put again (a retried deploy, a compile of the shadow) is no new entry in the history.
+    if (inForce !== registered.digest) {
       const entry = { digest: registered.digest, version: policy.version, enforcement, putAt: new Date(this.now()).toISOString() };
       write.lpush(versionsKey, JSON.stringify(entry)).ltrim(versionsKey, 0, MAX_POLICY_VERSIONS - 1);
     }

@@ -18,6 +18,8 @@ describe('policy versions', () => {
     // The same version again (a retried deploy) is no new entry.
     expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: { ...refundPolicy(), version: '2', description: 'second' } })).status).toBe(200);
     const shadow = await (await f.call('/v1/policies/refunds', { method: 'PUT', body: { ...strictRefundShadow(), version: '3' } })).json();
+    // The shadow put again (as compile?shadow=true does) is no new entry either.
+    expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: { ...strictRefundShadow(), version: '3' } })).status).toBe(200);
 
     const listed = await f.call('/v1/policies/refunds/versions');
     expect(listed.status).toBe(200);
