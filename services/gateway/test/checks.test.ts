@@ -125,7 +125,7 @@ describe('authentication', () => {
         const type = await f.runtime.redis.type(k);
         if (type === 'hash') return JSON.stringify(await f.runtime.redis.hgetall(k));
         // The tenant index (tenants:~index) holds tenant ids, never keys.
-        if (type === 'zset') return JSON.stringify(await f.runtime.redis.zrange(k, 0, -1));
+        if (type === 'zset') return JSON.stringify(await f.runtime.redis.zrange(k, '0', '-1'));
         return f.runtime.redis.get(k);
       }),
     );

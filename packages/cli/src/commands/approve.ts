@@ -12,7 +12,7 @@ export function registerApprove(program: Command): void {
       .command('approve')
       .description(
         'approve a pending tool call by its approval token (single use, bound to the exact tool and arguments), through the gateway ' +
-          '(GUARDAGENT_API_KEY: a key with scope operate). Exit 0 approved, 1 refused (used, expired, or the subject approving its own call), 2 unknown token',
+          `(GUARDAGENT_API_KEY: a key with scope operate). Exit ${EXIT_CODES.OK} approved, ${EXIT_CODES.DENIED} refused (used, expired, or the subject approving its own call), ${EXIT_CODES.INVALID} unknown token`,
       )
       .requiredOption('--token <token>', 'the token of the pending decision')
       .requiredOption('--approver <name>', 'who approves (must not be the subject of the call)')

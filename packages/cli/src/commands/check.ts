@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
-import { exitCodeOfDecision } from '@guardagent/client';
+import { EXIT_CODES, exitCodeOfDecision } from '@guardagent/client';
 import type { GuardJobInput } from '@guardagent/schemas';
 import { readPolicyFile } from '../policy-file';
 import { readDataFile } from '../read-input-file';
@@ -10,7 +10,9 @@ import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
 export function registerCheck(program: Command): void {
   program
     .command('check')
-    .description('run one guard job through the real pipeline and print the decision as JSON (exit 0 allow, 1 deny, 4 pending, 3 guard_error)')
+    .description(
+      `run one guard job through the real pipeline and print the decision as JSON (exit ${EXIT_CODES.OK} allow, ${EXIT_CODES.DENIED} deny, ${EXIT_CODES.PENDING} pending, ${EXIT_CODES.GUARD_ERROR} guard_error)`,
+    )
     .requiredOption('--job <file>', 'guard job (YAML/JSON): input, output, optional context/subject/action; policy may be left out')
     .option('--policy <file>', 'policy file (YAML/JSON); registered, and its program verified if it has one')
     .option('--timeout <ms>', 'how long to wait for the decision', '120000')

@@ -15,13 +15,17 @@ function compileExitCode(result: CompileResult): ExitCode {
 export function registerCompile(program: Command): void {
   program
     .command('compile')
-    .description('compile (or verify a supplied) guard program for a policy against its labelled examples; print the report (exit 0 promoted or rails-only, 1 failed)')
+    .description(
+      `compile (or verify a supplied) guard program for a policy against its labelled examples; print the report (exit ${EXIT_CODES.OK} promoted or rails-only, ${EXIT_CODES.DENIED} failed)`,
+    )
     .requiredOption('--policy <file>', 'policy file (YAML/JSON)')
     .option('--timeout <ms>', 'how long to wait', '600000')
     .option('--remote', 'use workers already running on REDIS_URL')
     .action(async (options: { policy: string; timeout: string; remote?: boolean }) => {
       const { policy } = readPolicyFile(options.policy);
-      const stack = await startLocalStack({ stages: options.remote ? [] : undefined });
+      // A rails-only policy has no program to compile: no workers are needed to say so.
+      const railsOnly = !policy.requests?.trim() && !policy.program;
+      const stack = await startLocalStack({ stages: options.remote || railsOnly ? [] : undefined });
       try {
         const result = await stack.client.compile(policy, { timeoutMs: Number(options.timeout) });
         process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
