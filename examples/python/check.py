@@ -6,9 +6,11 @@
         --args '{"user_id": "cust-42", "amount": 20, "reason": "broken mug"}' \
         --subject '{"id": "cust-42", "roles": ["support_agent"]}'
 
-Exit status: 0 allow, 1 deny, 3 pending (held for approval), 2 error. The policy
-(default `refund-desk`, examples/policies/refund-desk.yaml) must be registered first, e.g.
-`--put-policy policy.json` with the policy as JSON.
+Exit status, as in the README's exit-code table (the same as `guardagent check`): 0 allow,
+1 deny, 4 pending (held for approval), 3 the guard could not decide (guard_error), 2 the request
+was refused (invalid, unknown policy, bad key), 6 the gateway could not be reached or did not
+answer in time (try again). The policy (default `refund-desk`, examples/policies/refund-desk.yaml)
+must be registered first, e.g. `--put-policy policy.json` with the policy as JSON.
 """
 import argparse
 import json
@@ -17,6 +19,30 @@ import sys
 import time
 import urllib.error
 import urllib.request
+
+
+# The README's exit-code table (EXIT_CODES in @guardagent/client); a test keeps the two equal.
+EXIT_OK = 0
+EXIT_DENIED = 1
+EXIT_INVALID = 2
+EXIT_GUARD_ERROR = 3
+EXIT_PENDING = 4
+EXIT_FLIPPED = 5
+EXIT_UNAVAILABLE = 6
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+# Answers after which trying again later may work (the gateway or Redis busy or restarting).
+TRANSIENT_STATUSES = (408, 429, 502, 503, 504)
+
+
+def exit_code_of_decision(decision):
+    """allow 0, deny 1, pending 4; a guard that could not decide (and did not let the call through) 3."""
+    if decision.get("decision") == "allow":
+        return EXIT_OK
+    if decision.get("status") == "guard_error":
+        return EXIT_GUARD_ERROR
+    return EXIT_PENDING if decision.get("decision") == "pending" else EXIT_DENIED
 
 
 class GuardAgentError(Exception):
@@ -91,13 +117,16 @@ def main():
         print(f"error: {error}", file=sys.stderr)
         for issue in error.issues:
             print(f"  {issue.get('path') or '(body)'}: {issue.get('message')}", file=sys.stderr)
-        return 2
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as error:
+        return EXIT_UNAVAILABLE if error.status in TRANSIENT_STATUSES or error.status >= 500 else EXIT_INVALID
+    except (urllib.error.URLError, TimeoutError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_UNAVAILABLE
+    except ValueError as error:  # --args or --subject that is not JSON, or a policy file that is not
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_INVALID
 
     print(json.dumps({k: decision.get(k) for k in ("id", "decision", "status", "layer", "reasons", "approval")}, indent=2))
-    return {"allow": 0, "deny": 1, "pending": 3}.get(decision["decision"], 2)
+    return exit_code_of_decision(decision)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@ import { MAX_SHARDS } from './shard-layout';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** BullMQ's job lock by default (GUARDAGENT_LOCK_DURATION_MS), renewed every half of it while a job runs. */
+export const DEFAULT_LOCK_DURATION_MS = 6_000;
+/** How often each worker looks for stalled jobs by default (GUARDAGENT_STALLED_INTERVAL_MS). */
+export const DEFAULT_STALLED_INTERVAL_MS = 3_000;
+
 /** Every knob a GuardAgent process reads from its environment. */
 export const GuardConfigSchema = z.object({
   /**
@@ -72,8 +77,8 @@ export const GuardConfigSchema = z.object({
    * runs. The lock tolerates the event loop being held up to half of it (3 s) past a renewal;
    * the rails hold it for a few milliseconds at most (heavier jobs go to their worker threads).
    */
-  lockDurationMs: positiveInt(6_000),
-  stalledIntervalMs: positiveInt(3_000),
+  lockDurationMs: positiveInt(DEFAULT_LOCK_DURATION_MS),
+  stalledIntervalMs: positiveInt(DEFAULT_STALLED_INTERVAL_MS),
   /** Most demonstrations one policy may hold (retrieval compares a query with each). */
   maxDemonstrations: positiveInt(1000),
   /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */
@@ -106,6 +111,11 @@ export const GuardConfigSchema = z.object({
   }),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
+  /**
+   * A key that reads /metrics and nothing else, for a Prometheus scrape (a bearer token from a
+   * Secret): the admin key also reads /metrics, but a scraper should not hold it.
+   */
+  metricsKey: z.string().min(16, 'GUARDAGENT_METRICS_KEY must be at least 16 characters').optional(),
 });
 export type GuardConfig = z.output<typeof GuardConfigSchema>;
 
@@ -149,6 +159,7 @@ const ENV_NAMES: Record<string, string> = {
   'chunks.lingerMs': 'GUARDAGENT_CHUNK_LINGER_MS',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
+  metricsKey: 'GUARDAGENT_METRICS_KEY',
 };
 
 /** Environment variable of each config field, for docs and error messages. */
@@ -210,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),
+    metricsKey: read('metricsKey'),
   };
   const parsed = GuardConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -223,6 +235,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const outside = config.workerShards?.filter((shard) => shard >= config.shards) ?? [];
   if (outside.length > 0) {
     const problem = `GUARDAGENT_WORKER_SHARDS: shard ${outside.join(', ')} does not exist (GUARDAGENT_SHARDS is ${config.shards}: shards 0 to ${config.shards - 1})`;
+    throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
+  }
+  if (config.metricsKey !== undefined && config.metricsKey === config.adminKey) {
+    const problem = 'GUARDAGENT_METRICS_KEY: must differ from GUARDAGENT_ADMIN_KEY (a scraper holding it could do everything the admin key does)';
     throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
   }
   // On a cluster every key carries the prefix as a hash tag (see keyPrefixFor).

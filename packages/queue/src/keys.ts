@@ -53,6 +53,8 @@ export function keys(prefix: string) {
     policyShadow: (tenant: string, id: string) => `${prefix}:${tenant}:policy-shadow:${id}`,
     /** Shadow decisions counted by `tenant|policy|agree|disagree|undecided`. */
     metricsShadow: () => `${prefix}:${D.metrics}:shadow`,
+    /** The versions put under a policy id, newest first (a list of JSON entries, capped; see PolicyRegistry.versions). */
+    policyVersions: (tenant: string, id: string) => `${prefix}:${tenant}:policy-versions:${id}`,
     policySnapshot: (tenant: string, digest: string) => `${prefix}:${tenant}:policy-snapshot:${digest}`,
     program: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program:${programDigest}`,
     programReport: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program-report:${programDigest}`,
@@ -65,6 +67,10 @@ export function keys(prefix: string) {
     /** A policy's replays by start time (a sorted set of replay ids). */
     policyReplays: (tenant: string, policyId: string) => `${prefix}:${tenant}:policy-replays:${policyId}`,
     tenant: (id: string) => `${prefix}:${D.tenants}:${id}`,
+    /** Every tenant's id by creation time (a sorted set; `~` sorts after no tenant id, which start with a letter or digit). */
+    tenantIndex: () => `${prefix}:${D.tenants}:~index`,
+    /** Set once the tenants made before the index existed have been added to it. */
+    tenantIndexBuilt: () => `${prefix}:${D.tenants}:~indexed`,
     /** Quota overrides of one tenant (a hash; absent fields take the configured defaults). */
     tenantQuotas: (id: string) => `${prefix}:${D.tenants}:${id}:quotas`,
     /** The tenant's check token bucket (tokens, last refill). */

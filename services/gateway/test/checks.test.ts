@@ -121,7 +121,13 @@ describe('authentication', () => {
     const keys = await f.runtime.redis.keys(`${f.config.prefix}:tenant*`);
     expect(keys.length).toBeGreaterThanOrEqual(3);
     const stored = await Promise.all(
-      keys.map(async (k) => ((await f.runtime.redis.type(k)) === 'hash' ? JSON.stringify(await f.runtime.redis.hgetall(k)) : f.runtime.redis.get(k))),
+      keys.map(async (k) => {
+        const type = await f.runtime.redis.type(k);
+        if (type === 'hash') return JSON.stringify(await f.runtime.redis.hgetall(k));
+        // The tenant index (tenants:~index) holds tenant ids, never keys.
+        if (type === 'zset') return JSON.stringify(await f.runtime.redis.zrange(k, '0', '-1'));
+        return f.runtime.redis.get(k);
+      }),
     );
     expect(stored.join('\n')).not.toContain(apiKey);
     expect(stored.join('\n')).not.toContain(apiKey.slice(3));

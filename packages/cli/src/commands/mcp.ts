@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { QueueTransport } from '@guardagent/client';
 import { CheckAdmission } from '@guardagent/quotas';
@@ -16,7 +15,8 @@ import {
   type Upstream,
   type UpstreamSpec,
 } from '@guardagent/mcp-proxy';
-import { SubjectSchema, parseOrThrow, parsePolicyText, type Policy, type Subject } from '@guardagent/schemas';
+import { SubjectSchema, parseOrThrow, type Policy, type Subject } from '@guardagent/schemas';
+import { readPolicyFile } from '../policy-file';
 import { readDataFile } from '../read-input-file';
 import { startLocalStack, type LocalStack } from '../local-stack';
 
@@ -80,7 +80,7 @@ export function registerMcp(program: Command): void {
     .option('--timeout <ms>', 'how long to wait for a decision before refusing (fail closed)', '10000')
     .option('--remote', 'use workers already running on REDIS_URL instead of starting them here')
     .action(async (command: string[], options: McpOptions) => {
-      const policy = parsePolicyText(readFileSync(options.policy, 'utf8'), options.policy);
+      const { policy } = readPolicyFile(options.policy);
       if (options.port === undefined && !options.subject) throw new ValidationError('mcp', [{ path: 'subject', message: 'give --subject FILE|JSON' }]);
       const specs = upstreamSpecs(options, command);
       const names = new ToolNames(specs.map((s) => s.name));

@@ -38,10 +38,11 @@ export function operationRoutes(deps: GatewayDeps, document: () => Record<string
         'guardagent_sandbox_worker_restarts_total{reason}, guardagent_sandbox_quarantines_total{tenant,scope}, ' +
         'guardagent_sandbox_quarantined{tenant,scope}, guardagent_sandbox_quarantined_runs_total, guardagent_sandbox_workers{state}, ' +
         'guardagent_sandbox_unserved_seconds and guardagent_sandbox_wait_seconds{tenant} (every executor\'s sandbox pool), ' +
-        'guardagent_http_requests_total, and process metrics. Admin key only: the labels name every tenant and policy ' +
-        '(Prometheus: `authorization: { credentials: <admin key> }` in the scrape config).',
+        'guardagent_http_requests_total, and process metrics. The metrics key (GUARDAGENT_METRICS_KEY, which reads this and nothing else) ' +
+        'or the admin key: the labels name every tenant and policy (Prometheus: `authorization: { credentials_file: <the metrics key> }` ' +
+        'in the scrape config, or a PodMonitor with the key from a Secret; infra/k8s).',
       tag: 'operations',
-      auth: 'server-admin',
+      auth: 'metrics',
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
       handler: async ({ reply }) => {
         const { contentType, body } = await deps.metrics.render();

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CheckTimeoutError, ConfigError, NotFoundError, QuotaExceededError, UnavailableError, ValidationError } from '@guardagent/errors';
+import { EXIT_CODES, GatewayError, exitCodeOfDecision, exitCodeOfError } from '../src/index';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/** The README's exit-code table: name → code, in its order. */
+function readmeTable(): Array<[string, number]> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('#### Exit codes'));
+  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| code |')));
+  return [...table.matchAll(/^\| (\d+) \| `([A-Z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])]);
+}
+
+describe('one exit-code table', () => {
+  it("the README's table is EXIT_CODES, row for row", () => {
+    expect(readmeTable()).toEqual(Object.entries(EXIT_CODES));
+  });
+
+  it('the Python example defines the same codes', () => {
+    const python = readFileSync(join(ROOT, 'examples', 'python', 'check.py'), 'utf8');
+    const defined = [...python.matchAll(/^EXIT_([A-Z_]+) = (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(defined).toEqual(Object.entries(EXIT_CODES));
+  });
+
+  it('a decision maps to allow 0, deny 1, pending 4 and guard_error 3 (unless let through)', () => {
+    expect(exitCodeOfDecision({ decision: 'allow', status: 'ok' })).toBe(0);
+    expect(exitCodeOfDecision({ decision: 'deny', status: 'ok' })).toBe(1);
+    expect(exitCodeOfDecision({ decision: 'pending', status: 'ok' })).toBe(4);
+    expect(exitCodeOfDecision({ decision: 'deny', status: 'guard_error' })).toBe(3);
+    // failMode open: the call goes ahead, so the answer is allow.
+    expect(exitCodeOfDecision({ decision: 'allow', status: 'guard_error' })).toBe(0);
+  });
+
+  it('errors map to INVALID (fix the call), UNAVAILABLE (run again later) or INTERNAL (a bug)', () => {
+    expect(exitCodeOfError(new ValidationError('policy', [{ path: 'id', message: 'x' }]))).toBe(EXIT_CODES.INVALID);
+    expect(exitCodeOfError(new NotFoundError('policy', 'x'))).toBe(EXIT_CODES.INVALID);
+    expect(exitCodeOfError(new ConfigError('no key'))).toBe(EXIT_CODES.INVALID);
+    expect(exitCodeOfError(new GatewayError('FORBIDDEN', 'admin only', 403))).toBe(EXIT_CODES.INVALID);
+    expect(exitCodeOfError(new UnavailableError('Redis is down'))).toBe(EXIT_CODES.UNAVAILABLE);
+    expect(exitCodeOfError(new CheckTimeoutError('id', 10))).toBe(EXIT_CODES.UNAVAILABLE);
+    expect(exitCodeOfError(new QuotaExceededError('checks per second', 10))).toBe(EXIT_CODES.UNAVAILABLE);
+    expect(exitCodeOfError(new GatewayError('HTTP_500', 'boom', 500))).toBe(EXIT_CODES.UNAVAILABLE);
+    expect(exitCodeOfError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(EXIT_CODES.UNAVAILABLE);
+    expect(exitCodeOfError(new TypeError('x is undefined'))).toBe(EXIT_CODES.INTERNAL);
+  });
+});
