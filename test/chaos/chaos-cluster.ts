@@ -17,7 +17,7 @@ export const CHECKS = FULL ? 3000 : 300;
 export const LOCK_MS = FULL ? 6000 : 3000;
 export const STALLED_MS = FULL ? 3000 : 1000;
 /** Room for what no pace measures (a process's start, a retry's backoff, the machine's swings). */
-export const RECOVERY_MARGIN_MS = FULL ? 20_000 : 12_000;
+const RECOVERY_MARGIN_MS = FULL ? 20_000 : 12_000;
 /** The bound when no pace was measured: lock + stalled check + the margin. */
 export const RECOVERY_BOUND_MS = LOCK_MS + STALLED_MS + RECOVERY_MARGIN_MS;
 /** How long a check() caller waits: the test's own time limit less a margin, so a slow run fails on the bound below, not on a caller's timeout. */
