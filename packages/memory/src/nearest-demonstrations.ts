@@ -44,8 +44,8 @@ export function capText(text: string, maxChars: number): string {
  * whenever those are among the candidates: a demonstration close to the query in full is close on
  * its head and tail too, so the near ones normally are; a far one may be swapped for another far one.
  */
-export const MIN_CANDIDATES = 32;
-export const PREFILTER_CHARS = 256;
+const MIN_CANDIDATES = 32;
+const PREFILTER_CHARS = 256;
 
 type Scored<D> = { demo: D; d: number };
 
