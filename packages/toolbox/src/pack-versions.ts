@@ -5,7 +5,13 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * program verified against the old behaviour is not used with the new). In a module of its own,
  * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
  * does not load the packs' parsers and word lists.
- * - ehragent 4: code that reaches the data past the database functions is refused: imports outside
+ * - ehragent 5: every argument the access decision depends on folds to a constant or the code is
+ *   unanalysable: GetValue columns, FilterDB conditions (a value of the data may stand only where
+ *   a condition takes a value), row subscripts and the arguments of methods on rows computed by
+ *   lookups, indexes, calls, comprehensions, slices, string methods, format specs, f-strings or
+ *   concatenation are folded (`cols['a']`, `'tsoc'[::-1]`, `chr(124) * 2`) or refused; names bound
+ *   in loops may hold any of their values; schema-qualified SQL names (`"main"."cost"`) are read.
+ *   (4: code that reaches the data past the database functions is refused: imports outside
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
  * - rails 6: detectInjection reads phrase words hidden by moved word breaks: up to four pieces
@@ -39,7 +45,7 @@ import type { ToolboxPack } from '@guardagent/schemas';
  */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
-  ehragent: '4',
+  ehragent: '5',
   seeact: '7',
   rails: '6',
 };
