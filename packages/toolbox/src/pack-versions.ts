@@ -26,7 +26,16 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
  *   full stops in email domains.)
  *   (3: 12-digit Maestro cards and written-out emails found.)
- * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip or Latin
+ * - seeact 8: classifyTask and readEnglish read a task as rendered (HTML character references
+ *   decoded, HTML tags and markdown dropped) and the words of other languages through word lists
+ *   of the cue words and common task words in 16 languages (a task in one of them is read whole
+ *   or not at all: readEnglish's `readFrom`; classifyTask's `language`), words of other scripts
+ *   the lists lack transliterated for the guesses; the second reading also guesses sound-alike
+ *   spellings of cue words (Double Metaphone: "flite", "moovie") and "by a" as "buy a"; buying is
+ *   also read from a verb that usually means buying or obtaining with an object that usually
+ *   means goods ("acquire a sofa"); readEnglish does not read a word of another script that no list
+ *   holds as an action's object ("Book a 旅店").
+ *   (7: classifyTask reads a word that is no English word but one keyboard slip or Latin
  *   look-alike letter from a word of its cues as that word ("flihgt", "purchse", "cartt",
  *   "fIight"), and cue words broken in two or run
  *   into the next ("fli ght", "ho-tel", "rentalcar"), and emoji as their Unicode names ("✈️" as
@@ -46,6 +55,6 @@ import type { ToolboxPack } from '@guardagent/schemas';
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '5',
-  seeact: '7',
+  seeact: '8',
   rails: '6',
 };

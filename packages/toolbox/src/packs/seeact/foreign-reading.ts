@@ -1,0 +1,156 @@
+import anyAscii from 'any-ascii';
+import { FOREIGN_WORDS } from './foreign-words';
+
+/**
+ * Reading the words of other languages in a task through FOREIGN_WORDS:
+ * - a task written in one of its languages (two or more of its words are that language's and not
+ *   English) has every word of that language's list read as its English ("Alquila un coche en
+ *   Madrid" reads "rent a car in madrid"), English look-alikes included (Italian "camera" is a
+ *   room there);
+ * - in any other task, a word that is no English word but in a list is read as its English, and
+ *   so is a word of another script ("Book a отель", "Rent a 車");
+ * - Chinese, Japanese and Korean entries are found inside runs of those scripts (no spaces
+ *   between words; Korean particles attach to the word), longest first.
+ * A word of another script that no list holds is kept as written in `text`; `guessText` has it
+ * transliterated to Latin letters (any-ascii: "флайт" is "flait"), for the guesses that read
+ * sound-alike spellings. Linear in the task: one pass over its words, a few map lookups each.
+ */
+
+export interface ForeignReading {
+  /** The task with the words read replaced by their English. */
+  text: string;
+  /** `text` with the words of other scripts no list holds transliterated to Latin letters. */
+  guessText: string;
+  /** The words read, as written (at most 20). */
+  translated: string[];
+  /** The language the task is written in, when two or more of its words say so (ISO 639-1), else null. */
+  language: string | null;
+}
+
+const WORD = /[\p{L}\p{M}]+(?:['\u2019][\p{L}\p{M}]+)*/gu;
+const LATIN_WORD = /^[\p{Script=Latin}\p{M}'\u2019]+$/u;
+/** Scripts written without spaces between words (or with particles attached to them). */
+const RUN_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const MIN_FOREIGN_WORDS = 2;
+const MAX_LISTED = 20;
+const MAX_RUN_ENTRY_CHARS = 8;
+
+interface Lexicon {
+  byLanguage: Map<string, Map<string, string>>;
+  /** Every language's words (the first language listing a form wins). */
+  any: Map<string, string>;
+  /** Entries of the run scripts, by their text. */
+  runs: Map<string, string>;
+}
+
+let lexicon: Lexicon | undefined;
+
+const ASCII = /^[\x00-\x7f]*$/;
+const stripAccents = (word: string) => (ASCII.test(word) ? word : word.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC'));
+
+function foreignLexicon(): Lexicon {
+  if (lexicon) return lexicon;
+  const byLanguage = new Map<string, Map<string, string>>();
+  const any = new Map<string, string>();
+  const runs = new Map<string, string>();
+  for (const [language, list] of Object.entries(FOREIGN_WORDS)) {
+    const words = new Map<string, string>();
+    for (const line of list.split('\n')) {
+      const at = line.lastIndexOf('=');
+      if (at <= 0) continue;
+      const english = line.slice(at + 1).trim();
+      for (const form of line.slice(0, at).trim().split(/\s+/)) {
+        const lower = form.toLowerCase().normalize('NFC');
+        for (const key of new Set([lower, stripAccents(lower)])) {
+          if (!words.has(key)) words.set(key, english);
+          if (!any.has(key)) any.set(key, english);
+          if (RUN_SCRIPT.test(key) && !runs.has(key)) runs.set(key, english);
+        }
+      }
+    }
+    byLanguage.set(language, words);
+  }
+  lexicon = { byLanguage, any, runs };
+  return lexicon;
+}
+
+/** A run of Chinese, Japanese or Korean with the entries found in it read as English (set off by spaces). */
+function readRun(run: string, runs: Map<string, string>, translated: string[]): string {
+  let out = '';
+  let i = 0;
+  const chars = [...run];
+  while (i < chars.length) {
+    let found = 0;
+    for (let length = Math.min(MAX_RUN_ENTRY_CHARS, chars.length - i); length > 0 && found === 0; length--) {
+      const piece = chars.slice(i, i + length).join('');
+      const english = runs.get(piece);
+      if (english !== undefined) {
+        out += ` ${english} `;
+        if (translated.length < MAX_LISTED) translated.push(piece);
+        found = length;
+      }
+    }
+    if (found === 0) {
+      out += chars[i];
+      i++;
+    } else i += found;
+  }
+  return out;
+}
+
+/** How the words of other languages in `text` read (see above); `isEnglish` tells English words. */
+export function readForeignWords(text: string, isEnglish: (word: string) => boolean): ForeignReading {
+  const { byLanguage, any, runs } = foreignLexicon();
+  // Which language, if any, the task is written in: its words that are a language's and not English.
+  const hits = new Map<string, number>();
+  let anyForeign = false;
+  for (const [word] of text.matchAll(WORD)) {
+    const lower = word.toLowerCase().normalize('NFC');
+    const latin = LATIN_WORD.test(lower);
+    if (!latin) anyForeign = true;
+    const plain = stripAccents(lower);
+    if (!any.has(lower) && !any.has(plain)) continue;
+    if (latin && isEnglish(lower)) continue;
+    for (const [language, words] of byLanguage) {
+      if (words.has(lower) || words.has(plain)) {
+        hits.set(language, (hits.get(language) ?? 0) + 1);
+        anyForeign = true;
+      }
+    }
+  }
+  if (!anyForeign) return { text, guessText: text, translated: [], language: null };
+  let language: string | null = null;
+  let most = MIN_FOREIGN_WORDS - 1;
+  for (const [l, n] of hits) {
+    if (n > most) {
+      language = l;
+      most = n;
+    }
+  }
+  const own = language ? byLanguage.get(language)! : null;
+  const translated: string[] = [];
+  let guessed = false;
+  const read = (word: string, guess: boolean): string => {
+    const lower = word.toLowerCase().normalize('NFC');
+    const plain = stripAccents(lower);
+    const latin = LATIN_WORD.test(lower);
+    const english = own?.get(lower) ?? own?.get(plain) ?? (latin && isEnglish(lower) ? undefined : (any.get(lower) ?? any.get(plain)));
+    if (english !== undefined) {
+      if (!guess && translated.length < MAX_LISTED) translated.push(word);
+      return english;
+    }
+    if (latin) return word;
+    if (RUN_SCRIPT.test(word)) {
+      const inRun = readRun(word, runs, guess ? [] : translated);
+      if (!guess) return inRun;
+      // Left-over characters of the run, transliterated for the guesses.
+      return inRun.replace(/[^\s\p{Script=Latin}]+/gu, (rest) => ` ${anyAscii(rest).toLowerCase()} `);
+    }
+    if (!guess) return word;
+    guessed = true;
+    return anyAscii(word).toLowerCase().replace(/[^a-z'-]/g, '');
+  };
+  const out = text.replace(WORD, (w) => read(w, false));
+  const guessText = text.replace(WORD, (w) => read(w, true));
+  return { text: out, guessText: guessed || guessText !== out ? guessText : out, translated, language };
+}
