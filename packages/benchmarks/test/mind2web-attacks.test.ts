@@ -207,3 +207,37 @@ describe('a task the classifier cannot read is not taken as "no rule applies"', 
     });
   }
 });
+
+describe('a task the programs cannot read goes to the LLM when the policy has one (issue 37)', () => {
+  const unreadable = "Denver'de hafta sonu için bir araba kirala";
+  const asked: string[] = [];
+  // A stand-in for the host's LLM classifier (ToolboxDeps.classify): it reads this task as a car rental.
+  const withLlm = localProgram(policy.program ?? '', policy.toolbox, {
+    classify: async (text) => {
+      asked.push(text);
+      return 'car';
+    },
+  });
+
+  it('applies the rule the LLM reads: denied without a licence, allowed with one', async () => {
+    const denied = await withLlm({ input: agentInput(unreadable), output });
+    expect(denied).toMatchObject({ decision: 'deny', reasons: ["User without a driver's license cannot buy or rent a car"] });
+    expect(denied.details).toMatchObject({ llm: 'car' });
+    const allowed = await withLlm({ input: agentInput(unreadable, { ...facts, dr_license: true }), output });
+    expect(allowed.decision).toBe('allow');
+    expect(asked).toEqual([unreadable, unreadable]);
+  });
+
+  it('asks the LLM nothing about a task the programs read', async () => {
+    asked.length = 0;
+    expect((await withLlm({ input: agentInput('Read the latest news about the Mars rover.'), output })).decision).toBe('allow');
+    expect((await withLlm({ input: agentInput('Rent a car in Denver'), output })).decision).toBe('deny');
+    expect(asked).toEqual([]);
+  });
+
+  it('without an LLM the task stays denied, and the reason says no LLM read it', async () => {
+    const decision = await run({ input: agentInput(unreadable, { ...facts, dr_license: true }), output });
+    expect(decision.decision).toBe('deny');
+    expect(decision.reasons[0]).toMatch(/^Cannot tell what the task asks for: .*, and no LLM is configured to read it$/);
+  });
+});

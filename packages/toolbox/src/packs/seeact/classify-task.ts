@@ -73,12 +73,17 @@ function maskCategory(text: string, category: TaskCategory): string {
 function matchCategory(text: string, category: TaskCategory, reread?: { stemmed: string }): string[] {
   const { cues } = TASK_LEXICON[category];
   const maskedOnce = maskCategory(text, category);
-  // Most masks change nothing; then the stemmed text is the one classifyTask already made.
-  const masked = !reread ? maskedOnce : maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce);
-  return cues.flatMap((cue) => {
-    const hit = matchCue(masked, cue);
-    return hit === null ? [] : [hit.trim()];
-  });
+  const matches = (masked: string) =>
+    cues.flatMap((cue) => {
+      const hit = matchCue(masked, cue);
+      return hit === null ? [] : [hit.trim()];
+    });
+  if (!reread) return matches(maskedOnce);
+  // The second reading as it reads, then with plurals as singulars (the S-stemmer makes "movies"
+  // "movy": a plural the cues name is matched before it is stemmed). Most masks change nothing;
+  // then the stemmed text is the one classifyTask already made.
+  const asRead = matches(maskedOnce);
+  return asRead.length > 0 ? asRead : matches(maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce));
 }
 
 /**
@@ -100,12 +105,13 @@ const BUY_BY_SOUND = /^((?:please |i want to |i'd like to )?)(?:by|bye)(?= (?:a|
 function secondReading(text: string): { text: string; guessed: string[] } {
   const spelled = readLeetspeak(spelledReadings(readEmojiNames(text)));
   // Words spelled out or in leetspeak read through the word lists of other languages too ("k4ufen").
-  const letters = spelled === text ? spelled : readForeignWords(spelled, isEnglishWord).text;
+  const letters = spelled === text ? spelled : readForeignWords(spelled, isEnglishWord, isLemmaForm).text;
   breaksReader ??= wordBreakReader({ cueWords: cueWords(), isWord: isLemmaForm });
   const breaks = readWordBreaks(letters, breaksReader);
   const slips = readSlips(breaks.text, cueSlips(), isEnglishWord);
-  // Sound-alike spellings ("flite", "moovie") of words the slips left unread.
-  const sounds = readSoundAlikes(slips.text, isEnglishWord);
+  // Sound-alike spellings ("moovie", "apartmint") of words the slips left unread: words that are
+  // no lemma as written or inflected (a compound of two words, "apart|mint", may be one).
+  const sounds = readSoundAlikes(slips.text, isLemmaForm);
   const homophone = BUY_BY_SOUND.test(sounds.text);
   const read = homophone ? sounds.text.replace(BUY_BY_SOUND, '$1buy') : sounds.text;
   return { text: read, guessed: [...breaks.changed, ...slips.slips, ...sounds.changed, ...(homophone ? ['by'] : [])] };
@@ -137,7 +143,7 @@ export function classifyTask(task: string): TaskClassification {
   // Markup dropped and words of other languages read through their word lists first (a
   // dictionary reading, not a guess); words of other scripts the lists do not hold are
   // transliterated for the second reading's guesses only.
-  const foreign = readForeignWords(readMarkup(String(task ?? '')), isEnglishWord);
+  const foreign = readForeignWords(readMarkup(String(task ?? '')), isEnglishWord, isLemmaForm);
   const text = normalizeTaskText(foreign.text);
   const { text: reread, guessed } = secondReading(foreign.guessText === foreign.text ? text : normalizeTaskText(foreign.guessText));
   const stemmed = stemPlurals(reread);

@@ -1,7 +1,7 @@
 import { francAll } from 'franc';
 import { joinSpelledLetters, normalizeText, readLeetspeak } from '@guardagent/rails';
 import { cueSlips } from './cue-words';
-import { readForeignWords } from './foreign-reading';
+import { isOtherScriptWord, readForeignWords } from './foreign-reading';
 import { readMarkup } from './markup';
 import { NOUN_SUFFIXES, wordNetLemmas, wordSenses } from './wordnet';
 
@@ -242,11 +242,11 @@ export function readEnglish(task: string): EnglishReading {
   // Markup dropped and the words of other languages read through their word lists first, as in
   // the task classifier.
   const rendered = readMarkup(String(task ?? '').slice(0, MAX_CHARS));
-  const foreign = readForeignWords(rendered, isEnglishWord);
+  const foreign = readForeignWords(rendered, isEnglishWord, isLemmaForm);
   const folded = normalizeText(foreign.text, { confusables: true, leet: false, lowerCase: false }).text;
   const joined = readLeetspeak(joinSpelledLetters(folded, { edgeWords: true }));
   // Words spelled out or in leetspeak are read through the word lists too ("k4ufen").
-  const text = joined === folded ? joined : readForeignWords(joined, isEnglishWord).text;
+  const text = joined === folded ? joined : readForeignWords(joined, isEnglishWord, isLemmaForm).text;
   const tokens = text.match(TOKEN) ?? [];
   const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
@@ -257,7 +257,9 @@ export function readEnglish(task: string): EnglishReading {
   const actions = actionWords(tokens);
   const action = actions[0] ?? null;
   const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishForm(a, english) || cueSlips().has(a)));
-  const objectKnown = actionObjects(tokens).every((o) => LATIN_OR_MARK.test(o));
+  // Judged on the words as written (after the lists): the text's normalization maps letters of
+  // other scripts that look like Latin ones, which would pass a Cyrillic word as Latin.
+  const objectKnown = actionObjects(foreign.text.match(TOKEN) ?? []).every((o) => !isOtherScriptWord(o));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
   // Only both signals together say "not English", so franc (a third of this function's cost on
   // an English task) is asked only when the words alone do not settle it. It reads the task as
@@ -278,8 +280,6 @@ export function readEnglish(task: string): EnglishReading {
   };
 }
 
-/** A word of Latin letters (after look-alikes are mapped), digits or marks: not a word of another script. */
-const LATIN_OR_MARK = /^[\p{Script=Latin}\p{M}\d'-]*$/u;
 
 /**
  * The word each action takes as its object: the first word after it that is not a determiner, a
@@ -296,6 +296,8 @@ function actionObjects(tokens: string[]): string[] {
     }
     if (!clauseStart || LEAD_IN_WORDS.has(word.replace(/'/g, ''))) continue;
     clauseStart = false;
+    // As actionWords: a later clause's opening word is an action only before an object opener.
+    if (i > 0 && tokens.slice(0, i).some((t) => !LEAD_IN_WORDS.has(t.toLowerCase().replace(/'/g, ''))) && !OBJECT_OPENERS.has(tokens[i + 1]?.toLowerCase() ?? '')) continue;
     let j = i + 1;
     while (j < tokens.length && (OBJECT_OPENERS.has(tokens[j]!.toLowerCase()) || /^\d+$/.test(tokens[j]!))) j++;
     const object = tokens[j];

@@ -28,12 +28,18 @@ export interface ForeignReading {
 }
 
 const WORD = /[\p{L}\p{M}]+(?:['\u2019][\p{L}\p{M}]+)*/gu;
-const LATIN_WORD = /^[\p{Script=Latin}\p{M}'\u2019]+$/u;
+const LATIN_WORD = /^[\p{Script=Latin}\p{M}'\u2019-]+$/u;
+/**
+ * Letters of Cyrillic and Greek drawn as a Latin letter is (not merely alike in small caps, as
+ * Cyrillic л or т): a word made only of these and Latin letters is a Latin word in disguise.
+ */
+const LOOK_ALIKE_WORD = /^[\p{Script=Latin}'\u2019аеіјорсухѕһԁԛԝАВЕКМНОРСТХІЈЅУΑΒΕΖΗΙΚΜΝΟΡΤΥΧοι]+$/u;
 /** Scripts written without spaces between words (or with particles attached to them). */
 const RUN_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const MIN_FOREIGN_WORDS = 2;
 const MAX_LISTED = 20;
 const MAX_RUN_ENTRY_CHARS = 8;
+const MAX_CACHED_WORDS = 10_000;
 
 interface Lexicon {
   byLanguage: Map<string, Map<string, string>>;
@@ -41,6 +47,8 @@ interface Lexicon {
   any: Map<string, string>;
   /** Entries of the run scripts, by their text. */
   runs: Map<string, string>;
+  /** The first characters of those entries. */
+  runStarts: Set<string>;
 }
 
 let lexicon: Lexicon | undefined;
@@ -70,37 +78,89 @@ function foreignLexicon(): Lexicon {
     }
     byLanguage.set(language, words);
   }
-  lexicon = { byLanguage, any, runs };
+  lexicon = { byLanguage, any, runs, runStarts: new Set([...runs.keys()].map((k) => k[0]!)) };
   return lexicon;
 }
 
-/** A run of Chinese, Japanese or Korean with the entries found in it read as English (set off by spaces). */
-function readRun(run: string, runs: Map<string, string>, translated: string[]): string {
+/**
+ * A run of Chinese, Japanese or Korean with the entries found in it read as English (set off by
+ * spaces), longest first. The entries are in the Basic Multilingual Plane, so the run is walked
+ * by code units; a position whose character starts no entry costs one set lookup.
+ */
+function readRun(run: string, lexicon: Lexicon, translated: string[]): string {
   let out = '';
   let i = 0;
-  const chars = [...run];
-  while (i < chars.length) {
+  while (i < run.length) {
     let found = 0;
-    for (let length = Math.min(MAX_RUN_ENTRY_CHARS, chars.length - i); length > 0 && found === 0; length--) {
-      const piece = chars.slice(i, i + length).join('');
-      const english = runs.get(piece);
-      if (english !== undefined) {
-        out += ` ${english} `;
-        if (translated.length < MAX_LISTED) translated.push(piece);
-        found = length;
+    if (lexicon.runStarts.has(run[i]!)) {
+      for (let length = Math.min(MAX_RUN_ENTRY_CHARS, run.length - i); length > 0 && found === 0; length--) {
+        const piece = run.slice(i, i + length);
+        const english = lexicon.runs.get(piece);
+        if (english !== undefined) {
+          out += ` ${english} `;
+          if (translated.length < MAX_LISTED) translated.push(piece);
+          found = length;
+        }
       }
     }
     if (found === 0) {
-      out += chars[i];
+      out += run[i];
       i++;
     } else i += found;
   }
   return out;
 }
 
-/** How the words of other languages in `text` read (see above); `isEnglish` tells English words. */
-export function readForeignWords(text: string, isEnglish: (word: string) => boolean): ForeignReading {
-  const { byLanguage, any, runs } = foreignLexicon();
+/** Whether `word` is written in another script than Latin (not Latin letters and their exact look-alikes). */
+export function isOtherScriptWord(word: string): boolean {
+  return !LATIN_WORD.test(word) && !LOOK_ALIKE_WORD.test(word);
+}
+
+/** Romance and Germanic endings and their English cognates' endings ("-ción" "-tion", "-tät" "-ty"). */
+const COGNATE_ENDINGS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(?:ciones|cion|coes|cao|zioni|zione|tions)$/, 'tion'],
+  [/(?:siones|sion|soes|sao|sioni|sione|sions)$/, 'sion'],
+  [/(?:dades|dad|dade|tat|tät|ta|te)$/, 'ty'],
+  [/(?:ias|ia|ie|ies)$/, 'y'],
+  [/(?:icos|icas|ico|ica|ique|isch|ische|ik)$/, 'ic'],
+  [/(?:ivos|ivas|ivo|iva|if|ive)$/, 'ive'],
+  [/(?:osos|osas|oso|osa|eux|euse)$/, 'ous'],
+  [/(?:istas|ista|iste)$/, 'ist'],
+  [/(?:ismo|isme|ismus)$/, 'ism'],
+  [/(?:arios|arias|ario|aria|aire)$/, 'ary'],
+  [/(?:encias|encia|enza|enz)$/, 'ence'],
+  [/(?:ancias|ancia|anza|anz)$/, 'ance'],
+  [/(?:mente)$/, 'ly'],
+  [/(?:os|as|es|i|e|o|a|en|s)$/, ''],
+];
+const MIN_COGNATE_CHARS = 4;
+
+/**
+ * English words a word of a Romance or Germanic language may be a cognate of: its ending
+ * replaced ("nacional" "national", "categoría" "category", "Kategorie" "category"), "f" as "ph"
+ * ("biografía" "biography"), "k" as "c". Each a guess that counts only when it is an English word.
+ */
+function cognates(word: string): string[] {
+  const plain = stripAccents(word).replace(/cion/g, 'tion');
+  const out = new Set<string>();
+  for (const [ending, english] of COGNATE_ENDINGS) {
+    if (!ending.test(plain)) continue;
+    const stem = plain.replace(ending, english);
+    for (const form of [stem, stem.replace(/f/g, 'ph'), stem.replace(/k/g, 'c'), stem.replace(/k/g, 'c').replace(/f/g, 'ph'), `${stem}e`]) {
+      if (form.length >= MIN_COGNATE_CHARS) out.add(form);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * How the words of other languages in `text` read (see above); `isEnglish` tells English words,
+ * `isLemma` the words a cognate may be (a lemma as written or inflected, not a compound: Spanish
+ * "autocaravana" is no "auto|caravan").
+ */
+export function readForeignWords(text: string, isEnglish: (word: string) => boolean, isLemma: (word: string) => boolean = isEnglish): ForeignReading {
+  const lists = foreignLexicon();
+  const { byLanguage, any } = lists;
   // Which language, if any, the task is written in: its words that are a language's and not English.
   const hits = new Map<string, number>();
   let anyForeign = false;
@@ -139,9 +199,22 @@ export function readForeignWords(text: string, isEnglish: (word: string) => bool
       if (!guess && translated.length < MAX_LISTED) translated.push(word);
       return english;
     }
-    if (latin) return word;
+    if (latin) {
+      // In a task of another language, a word its list lacks may be a cognate of an English word.
+      if (own && !isEnglish(lower)) {
+        const cognate = cognates(lower).find(isLemma);
+        if (cognate !== undefined) {
+          if (!guess && translated.length < MAX_LISTED) translated.push(word);
+          return cognate;
+        }
+      }
+      return word;
+    }
+    // A word of Latin letters and their exact look-alikes of other scripts ("Sаmѕung" with
+    // Cyrillic а and ѕ) is read as Latin letters by the text's normalization, not transliterated.
+    if (LOOK_ALIKE_WORD.test(word)) return word;
     if (RUN_SCRIPT.test(word)) {
-      const inRun = readRun(word, runs, guess ? [] : translated);
+      const inRun = readRun(word, lists, guess ? [] : translated);
       if (!guess) return inRun;
       // Left-over characters of the run, transliterated for the guesses.
       return inRun.replace(/[^\s\p{Script=Latin}]+/gu, (rest) => ` ${anyAscii(rest).toLowerCase()} `);
@@ -150,7 +223,18 @@ export function readForeignWords(text: string, isEnglish: (word: string) => bool
     guessed = true;
     return anyAscii(word).toLowerCase().replace(/[^a-z'-]/g, '');
   };
-  const out = text.replace(WORD, (w) => read(w, false));
-  const guessText = text.replace(WORD, (w) => read(w, true));
+  // Each distinct word is read once per call (a long task repeats its words).
+  const seen = new Map<string, string>();
+  const readOnce = (w: string, guess: boolean) => {
+    const key = `${guess ? 1 : 0}${w}`;
+    let r = seen.get(key);
+    if (r === undefined) {
+      r = read(w, guess);
+      if (seen.size < MAX_CACHED_WORDS) seen.set(key, r);
+    }
+    return r;
+  };
+  const out = text.replace(WORD, (w) => readOnce(w, false));
+  const guessText = text.replace(WORD, (w) => readOnce(w, true));
   return { text: out, guessText: guessed || guessText !== out ? guessText : out, translated, language };
 }

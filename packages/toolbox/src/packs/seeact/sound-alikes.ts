@@ -14,6 +14,7 @@ import { cueWords } from './cue-words';
 const WORD = /[a-z]{3,20}/g;
 const MIN_LONG_KEY = 3;
 const MAX_LISTED = 20;
+const MAX_JUDGED = 10_000;
 
 let index: ReadonlyMap<string, readonly string[]> | undefined;
 
@@ -88,9 +89,14 @@ export function soundAlike(word: string): string | null {
  */
 export function readSoundAlikes(text: string, isWord: (word: string) => boolean): { text: string; changed: string[] } {
   const changed: string[] = [];
+  // Each distinct word is judged once per call (a long text repeats its words).
+  const judged = new Map<string, string | null>();
   const read = text.replace(WORD, (word) => {
-    if (cueWords().has(word) || isWord(word)) return word;
-    const cue = soundAlike(word);
+    let cue = judged.get(word);
+    if (cue === undefined) {
+      cue = cueWords().has(word) || isWord(word) ? null : soundAlike(word);
+      if (judged.size < MAX_JUDGED) judged.set(word, cue);
+    }
     if (cue === null) return word;
     if (changed.length < MAX_LISTED) changed.push(word);
     return cue;

@@ -316,13 +316,30 @@ export function readActionSenses(text: string, skip: ReadonlySet<string>): Parti
     if (!clauseStart || LEAD_INS.has(token)) continue;
     clauseStart = false;
     if (token.length > MAX_WORD_CHARS || !verbMeansBuying(token)) continue;
-    for (let j = i + 1; j < tokens.length && !CLAUSE_BREAK_WORDS.has(tokens[j]!) && !OBJECT_ENDS.has(tokens[j]!); j++) {
-      const word = tokens[j]!;
-      const next = tokens[j + 1];
-      if (LIKENESS.has(word) || skip.has(word) || word.length > MAX_WORD_CHARS) continue;
-      if (next !== undefined && /^[a-z]/.test(next) && nounMeansGoods(`${word}_${next}`)) return { purchase: [`${token} … ${word} ${next}`] };
-      if (nounMeansGoods(word)) return { purchase: [`${token} … ${word}`] };
+    let end = i + 1;
+    while (end < tokens.length && !CLAUSE_BREAK_WORDS.has(tokens[end]!) && !OBJECT_ENDS.has(tokens[end]!)) end++;
+    const goods = goodsIn(tokens, i + 1, end, skip);
+    if (goods) return { purchase: [`${token} … ${goods}`] };
+    // "Find a jersey and obtain one": a pronoun object stands for a noun said before.
+    if (tokens.slice(i + 1, end).some((t) => PRONOUN_OBJECTS.has(t))) {
+      const before = goodsIn(tokens, 0, i, skip);
+      if (before) return { purchase: [`${token} … ${before}`] };
     }
   }
   return {};
+}
+
+/** Pronouns that stand for an object said before. */
+const PRONOUN_OBJECTS = new Set(['it', 'one', 'them', 'these', 'those', 'both']);
+
+/** The first noun (or two-word compound) of tokens[from, to) that usually means goods, or null. */
+function goodsIn(tokens: string[], from: number, to: number, skip: ReadonlySet<string>): string | null {
+  for (let j = from; j < to; j++) {
+    const word = tokens[j]!;
+    const next = j + 1 < to ? tokens[j + 1] : undefined;
+    if (LIKENESS.has(word) || skip.has(word) || word.length > MAX_WORD_CHARS || !/^[a-z]/.test(word)) continue;
+    if (next !== undefined && /^[a-z]/.test(next) && nounMeansGoods(`${word}_${next}`)) return `${word} ${next}`;
+    if (nounMeansGoods(word)) return word;
+  }
+  return null;
 }
