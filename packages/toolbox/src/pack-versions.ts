@@ -34,7 +34,8 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   spellings of cue words (Double Metaphone: "flite", "moovie") and "by a" as "buy a"; buying is
  *   also read from a verb that usually means buying or obtaining with an object that usually
  *   means goods ("acquire a sofa"); readEnglish does not read a word of another script that no list
- *   holds as an action's object ("Book a 旅店").
+ *   holds as an action's object ("Book a 旅店"); the second reading keeps cue words out of the
+ *   S-stemmer ("movies" was stemmed to "movy" and missed).
  *   (7: classifyTask reads a word that is no English word but one keyboard slip or Latin
  *   look-alike letter from a word of its cues as that word ("flihgt", "purchse", "cartt",
  *   "fIight"), and cue words broken in two or run

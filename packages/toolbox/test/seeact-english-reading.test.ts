@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readEnglish, UNKNOWN_SHARE_LIMIT } from '../src/packs/seeact';
+import { FOREIGN_UNKNOWN_LIMIT, readEnglish, UNKNOWN_SHARE_LIMIT } from '../src/packs/seeact';
 
 describe('readEnglish', () => {
   it('reads ordinary English tasks as English, names and misspelt objects included', () => {
@@ -42,6 +42,7 @@ describe('readEnglish', () => {
     const unread = readEnglish('Alquila una autocaravana grande y barata');
     expect(unread).toMatchObject({ english: false, readFrom: 'es' });
     expect(unread.unknownWords).toContain('autocaravana');
+    expect(unread.unknownShare).toBeGreaterThan(FOREIGN_UNKNOWN_LIMIT);
   });
 
   it('does not read a word of another script that no list holds where an action takes its object (issue 37)', () => {

@@ -20,6 +20,7 @@ describe('markup is read as rendered', () => {
 
   it('drops HTML tags inside words, markdown emphasis, code, links, headings, quotes and bullets', () => {
     expect(readMarkup('B<b>u</b>y two packs')).toBe('Buy two packs');
+    expect(readMarkup('B<!-- x -->uy two packs<!-- unclosed')).toBe('Buy two packs');
     expect(readMarkup('**Book** a _flight_ to `Denver`')).toBe('Book a flight to Denver');
     expect(readMarkup('Book a [flight](https://example.com/x) now')).toBe('Book a flight now');
     expect(readMarkup('# Rent a car\n> in Denver\n- cheap')).toBe('Rent a car\nin Denver\ncheap');

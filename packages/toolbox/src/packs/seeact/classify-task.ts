@@ -73,17 +73,15 @@ function maskCategory(text: string, category: TaskCategory): string {
 function matchCategory(text: string, category: TaskCategory, reread?: { stemmed: string }): string[] {
   const { cues } = TASK_LEXICON[category];
   const maskedOnce = maskCategory(text, category);
-  const matches = (masked: string) =>
-    cues.flatMap((cue) => {
-      const hit = matchCue(masked, cue);
-      return hit === null ? [] : [hit.trim()];
-    });
-  if (!reread) return matches(maskedOnce);
-  // The second reading as it reads, then with plurals as singulars (the S-stemmer makes "movies"
-  // "movy": a plural the cues name is matched before it is stemmed). Most masks change nothing;
-  // then the stemmed text is the one classifyTask already made.
-  const asRead = matches(maskedOnce);
-  return asRead.length > 0 ? asRead : matches(maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce));
+  // Plurals as singulars, except the cue words themselves (the S-stemmer makes "movies" "movy").
+  // Most masks change nothing; then the stemmed text is the one classifyTask already made.
+  const masked = !reread ? maskedOnce : maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce, cueWords());
+  const hits: string[] = [];
+  for (const cue of cues) {
+    const hit = matchCue(masked, cue);
+    if (hit !== null) hits.push(hit.trim());
+  }
+  return hits;
 }
 
 /**
@@ -146,7 +144,7 @@ export function classifyTask(task: string): TaskClassification {
   const foreign = readForeignWords(readMarkup(String(task ?? '')), isEnglishWord, isLemmaForm);
   const text = normalizeTaskText(foreign.text);
   const { text: reread, guessed } = secondReading(foreign.guessText === foreign.text ? text : normalizeTaskText(foreign.guessText));
-  const stemmed = stemPlurals(reread);
+  const stemmed = stemPlurals(reread, cueWords());
   const differs = stemmed !== text;
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   const placedByGuess = new Set<TaskCategory>();

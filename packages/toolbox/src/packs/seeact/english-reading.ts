@@ -288,6 +288,7 @@ export function readEnglish(task: string): EnglishReading {
 function actionObjects(tokens: string[]): string[] {
   const objects: string[] = [];
   let clauseStart = true;
+  let seenAction = false;
   for (let i = 0; i < tokens.length && objects.length < MAX_ACTIONS; i++) {
     const word = tokens[i]!.toLowerCase();
     if (CLAUSE_BREAKS.has(word)) {
@@ -297,7 +298,9 @@ function actionObjects(tokens: string[]): string[] {
     if (!clauseStart || LEAD_IN_WORDS.has(word.replace(/'/g, ''))) continue;
     clauseStart = false;
     // As actionWords: a later clause's opening word is an action only before an object opener.
-    if (i > 0 && tokens.slice(0, i).some((t) => !LEAD_IN_WORDS.has(t.toLowerCase().replace(/'/g, ''))) && !OBJECT_OPENERS.has(tokens[i + 1]?.toLowerCase() ?? '')) continue;
+    const later = seenAction;
+    seenAction = true;
+    if (later && !OBJECT_OPENERS.has(tokens[i + 1]?.toLowerCase() ?? '')) continue;
     let j = i + 1;
     while (j < tokens.length && (OBJECT_OPENERS.has(tokens[j]!.toLowerCase()) || /^\d+$/.test(tokens[j]!))) j++;
     const object = tokens[j];

@@ -1,4 +1,5 @@
 import anyAscii from 'any-ascii';
+import { LRUCache } from 'lru-cache';
 import { FOREIGN_WORDS } from './foreign-words';
 
 /**
@@ -28,6 +29,10 @@ export interface ForeignReading {
 }
 
 const WORD = /[\p{L}\p{M}]+(?:['\u2019][\p{L}\p{M}]+)*/gu;
+/** The task's first word (its action, capitalised as a sentence opens). */
+const WORD_AT_START = /[\p{L}\p{M}]+/u;
+/** A letter of a script other than Latin. */
+const OTHER_SCRIPT_LETTER = /(?!\p{Script=Latin})\p{L}/u;
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}'\u2019-]+$/u;
 /**
  * Letters of Cyrillic and Greek drawn as a Latin letter is (not merely alike in small caps, as
@@ -53,7 +58,7 @@ interface Lexicon {
 
 let lexicon: Lexicon | undefined;
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[\u0020-\u007e]*$/;
 const stripAccents = (word: string) => (ASCII.test(word) ? word : word.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC'));
 
 function foreignLexicon(): Lexicon {
@@ -153,6 +158,18 @@ function cognates(word: string): string[] {
   return [...out];
 }
 
+/** Whether each word the lists hold is also English, once asked (bounded: words repeat). */
+const englishVerdicts = new LRUCache<string, { english: boolean }>({ max: 20_000 });
+
+function isEnglishCached(word: string, isEnglish: (word: string) => boolean): boolean {
+  let verdict = englishVerdicts.get(word);
+  if (!verdict) {
+    verdict = { english: isEnglish(word) };
+    englishVerdicts.set(word, verdict);
+  }
+  return verdict.english;
+}
+
 /**
  * How the words of other languages in `text` read (see above); `isEnglish` tells English words,
  * `isLemma` the words a cognate may be (a lemma as written or inflected, not a compound: Spanish
@@ -163,14 +180,14 @@ export function readForeignWords(text: string, isEnglish: (word: string) => bool
   const { byLanguage, any } = lists;
   // Which language, if any, the task is written in: its words that are a language's and not English.
   const hits = new Map<string, number>();
-  let anyForeign = false;
+  // One test of the whole text for letters of another script; then each word one or two lookups.
+  let anyForeign = OTHER_SCRIPT_LETTER.test(text);
   for (const [word] of text.matchAll(WORD)) {
-    const lower = word.toLowerCase().normalize('NFC');
-    const latin = LATIN_WORD.test(lower);
-    if (!latin) anyForeign = true;
+    const lower = ASCII.test(word) ? word.toLowerCase() : word.toLowerCase().normalize('NFC');
     const plain = stripAccents(lower);
     if (!any.has(lower) && !any.has(plain)) continue;
-    if (latin && isEnglish(lower)) continue;
+    const latin = LATIN_WORD.test(lower);
+    if (latin && isEnglishCached(lower, isEnglish)) continue;
     for (const [language, words] of byLanguage) {
       if (words.has(lower) || words.has(plain)) {
         hits.set(language, (hits.get(language) ?? 0) + 1);
@@ -190,11 +207,13 @@ export function readForeignWords(text: string, isEnglish: (word: string) => bool
   const own = language ? byLanguage.get(language)! : null;
   const translated: string[] = [];
   let guessed = false;
-  const read = (word: string, guess: boolean): string => {
+  const read = (word: string, guess: boolean, first: boolean): string => {
     const lower = word.toLowerCase().normalize('NFC');
     const plain = stripAccents(lower);
     const latin = LATIN_WORD.test(lower);
-    const english = own?.get(lower) ?? own?.get(plain) ?? (latin && isEnglish(lower) ? undefined : (any.get(lower) ?? any.get(plain)));
+    // In an English task, a capitalised Latin word past the first is a name ("Avis", "Le Vol").
+    if (!own && latin && !first && word[0] !== lower[0]) return word;
+    const english = own?.get(lower) ?? own?.get(plain) ?? (latin && isEnglishCached(lower, isEnglish) ? undefined : (any.get(lower) ?? any.get(plain)));
     if (english !== undefined) {
       if (!guess && translated.length < MAX_LISTED) translated.push(word);
       return english;
@@ -225,16 +244,18 @@ export function readForeignWords(text: string, isEnglish: (word: string) => bool
   };
   // Each distinct word is read once per call (a long task repeats its words).
   const seen = new Map<string, string>();
-  const readOnce = (w: string, guess: boolean) => {
-    const key = `${guess ? 1 : 0}${w}`;
+  const firstWord = WORD_AT_START.exec(text)?.[0];
+  const readOnce = (w: string, at: number, guess: boolean) => {
+    const first = firstWord !== undefined && at === text.indexOf(firstWord);
+    const key = `${guess ? 1 : 0}${first ? 1 : 0}${w}`;
     let r = seen.get(key);
     if (r === undefined) {
-      r = read(w, guess);
+      r = read(w, guess, first);
       if (seen.size < MAX_CACHED_WORDS) seen.set(key, r);
     }
     return r;
   };
-  const out = text.replace(WORD, (w) => readOnce(w, false));
-  const guessText = text.replace(WORD, (w) => readOnce(w, true));
+  const out = text.replace(WORD, (w: string, at: number) => readOnce(w, at, false));
+  const guessText = text.replace(WORD, (w: string, at: number) => readOnce(w, at, true));
   return { text: out, guessText: guessed || guessText !== out ? guessText : out, translated, language };
 }

@@ -17,7 +17,6 @@ const MAX_DECODES = 3;
 /** Tags that break a line when rendered; the others (b, i, span, a…) sit inside words. */
 const BLOCK_TAG = /<\/?(?:br|p|div|li|ul|ol|tr|td|th|h[1-6]|table|section|article|header|footer|blockquote|pre|hr)\b[^<>]{0,200}>/gi;
 const INLINE_TAG = /<\/?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,200})?\/?>/g;
-const HTML_COMMENT = /<!--[^>]{0,500}-->/g;
 const MD_ESCAPE = /\\([\\`*_{}[\]()#+\-.!~>|])/g;
 const MD_IMAGE_OR_LINK = /!?\[([^[\]\n]{0,300})\](?:\([^()\n]{0,500}\)|\[[^[\]\n]{0,100}\])/g;
 const MD_LINE_START = /^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,3}[.)][ \t]+)/gm;
@@ -25,6 +24,18 @@ const MD_EMPHASIS = /[*~`]+/g;
 /** Underscores: a run of two or more, or one at a word's edge, is emphasis; one between letters separates words. */
 const UNDERSCORES = /_{2,}|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 const INNER_UNDERSCORE = /_/g;
+
+/** `text` without HTML comments (`B<!-- -->uy`), found by one scan; an unclosed one runs to the end. */
+function withoutComments(text: string): string {
+  let out = '';
+  let at = 0;
+  for (let open = text.indexOf('<!--'); open !== -1; open = text.indexOf('<!--', at)) {
+    out += text.slice(at, open);
+    const close = text.indexOf('-->', open + 4);
+    at = close === -1 ? text.length : close + 3;
+  }
+  return out + text.slice(at);
+}
 
 /** `text` with its HTML character references decoded, at most three times over. */
 export function decodeReferences(text: string): string {
@@ -41,7 +52,7 @@ export function decodeReferences(text: string): string {
 export function readMarkup(text: string): string {
   if (!MARKUP.test(text)) return text;
   let out = decodeReferences(text);
-  if (out.includes('<')) out = out.replace(HTML_COMMENT, '').replace(BLOCK_TAG, ' ').replace(INLINE_TAG, '');
+  if (out.includes('<')) out = withoutComments(out).replace(BLOCK_TAG, ' ').replace(INLINE_TAG, '');
   return out
     .replace(MD_ESCAPE, '$1')
     .replace(MD_IMAGE_OR_LINK, '$1')

@@ -1,4 +1,5 @@
 import { doubleMetaphone } from 'double-metaphone';
+import { LRUCache } from 'lru-cache';
 import { cueWords } from './cue-words';
 
 /**
@@ -14,7 +15,13 @@ import { cueWords } from './cue-words';
 const WORD = /[a-z]{3,20}/g;
 const MIN_LONG_KEY = 3;
 const MAX_LISTED = 20;
-const MAX_JUDGED = 10_000;
+
+/**
+ * Each word's verdict (the cue word it sounds like, or null), kept across calls: task words
+ * repeat. Bounded, so a stream of invented words cannot grow it. The verdict depends on the
+ * caller's `isWord`, which is the same (WordNet's lemmas) for every caller in this package.
+ */
+const judged = new LRUCache<string, { cue: string | null }>({ max: 50_000 });
 
 let index: ReadonlyMap<string, readonly string[]> | undefined;
 
@@ -89,15 +96,14 @@ export function soundAlike(word: string): string | null {
  */
 export function readSoundAlikes(text: string, isWord: (word: string) => boolean): { text: string; changed: string[] } {
   const changed: string[] = [];
-  // Each distinct word is judged once per call (a long text repeats its words).
-  const judged = new Map<string, string | null>();
   const read = text.replace(WORD, (word) => {
-    let cue = judged.get(word);
-    if (cue === undefined) {
+    const cached = judged.get(word);
+    let cue = cached?.cue;
+    if (cached === undefined) {
       cue = cueWords().has(word) || isWord(word) ? null : soundAlike(word);
-      if (judged.size < MAX_JUDGED) judged.set(word, cue);
+      judged.set(word, { cue: cue ?? null });
     }
-    if (cue === null) return word;
+    if (cue === null || cue === undefined) return word;
     if (changed.length < MAX_LISTED) changed.push(word);
     return cue;
   });
