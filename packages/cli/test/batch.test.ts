@@ -217,7 +217,9 @@ describe('createProgress', () => {
     const out = capture(false);
     const progress = createProgress({ total: 10, label: 'plain', stream: out.stream, force: true, plainIntervalMs: 20 });
     progress.increment(3);
-    await new Promise((resolve) => setTimeout(resolve, 70));
+    // Until the interval has printed twice (on a loaded machine a 70 ms sleep saw only one).
+    const deadline = Date.now() + 30_000;
+    while (out.text().trim().split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     progress.setTotal(8);
     progress.increment(5);
     progress.stop();

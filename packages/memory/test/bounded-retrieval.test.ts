@@ -84,9 +84,10 @@ describe('retrieval over many long demonstrations is bounded: a first stage on h
   });
 
   it('compares in full only the candidates: a demonstration whose head and tail are far is not one of them, however near its middle', () => {
-    // Same middle as the query, head and tail replaced: near in full (2 × 128 chars changed of 5,001), far on the 256-char first stage.
+    // Same middle as the query, head and tail replaced: near in full (2 × 128 chars changed of 5,001), the farthest of all on the 256-char first stage.
     const q = `${query.input}\n${query.output}`;
-    const disguised = { id: 'disguised', input: `${text(128)}${q.slice(128, 3000)}`, output: `${query.output.slice(0, -128)}${text(128)}` };
+    // Head and tail of a character none of the texts use: as far as a demonstration can be on the first stage.
+    const disguised = { id: 'disguised', input: `${'#'.repeat(128)}${q.slice(128, 3000)}`, output: `${query.output.slice(0, -128)}${'#'.repeat(128)}` };
     const withDisguised = [...far, disguised];
     const fullSearch = nearestDemonstrations(withDisguised, query, 80);
     expect(fullSearch[0]!.id).toBe('disguised');
