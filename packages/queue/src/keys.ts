@@ -82,7 +82,7 @@ export function keys(prefix: string) {
     tenantByKeyHash: (hash: string) => `${prefix}:${D.tenantKeys}:${hash}`,
     tenantKeyRecords: (tenant: string) => `${prefix}:${D.tenants}:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:${D.metrics}:decisions`,
-    /** Stage jobs taken over from a dead or frozen worker (`stalled|<stage>`), and of those, finished (`recovered|<stage>`). */
+    /** Stage jobs taken over from a dead or frozen worker (`stalled|<stage>`), and of those, finished (`recovered|<stage>`) or failed and answered fail-closed (`failed_after_takeover|<stage>`). */
     metricsTakeovers: () => `${prefix}:${D.metrics}:takeovers`,
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,

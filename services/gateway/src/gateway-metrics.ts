@@ -87,6 +87,7 @@ export class GatewayMetrics {
     for (const [what, help] of [
       ['stalled', 'Stage jobs whose worker died or froze, taken over to run again, by stage (all processes; from Redis)'],
       ['recovered', 'Stage jobs taken over from a stalled worker that then finished, by stage (all processes; from Redis)'],
+      ['failed_after_takeover', 'Stage jobs taken over from a stalled worker that then failed and were answered fail-closed, by stage (all processes; from Redis)'],
     ] as const) {
       new Counter({
         name: `guardagent_jobs_${what}_total`,

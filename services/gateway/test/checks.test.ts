@@ -78,11 +78,12 @@ describe('checks', () => {
     const redis = new Redis(f.config.redisUrl as string);
     try {
       expect(await metricValue('guardagent_jobs_stalled_total', 'stage="executor"')).toBe(0);
-      await redis.hset(`${f.config.prefix}:metrics:takeovers`, { 'stalled|executor': '3', 'recovered|executor': '2', 'stalled|planner': '1' });
+      await redis.hset(`${f.config.prefix}:metrics:takeovers`, { 'stalled|executor': '3', 'recovered|executor': '2', 'failed_after_takeover|executor': '1', 'stalled|planner': '1' });
       expect(await metricValue('guardagent_jobs_stalled_total', 'stage="executor"')).toBe(3);
       expect(await metricValue('guardagent_jobs_stalled_total', 'stage="planner"')).toBe(1);
       expect(await metricValue('guardagent_jobs_recovered_total', 'stage="executor"')).toBe(2);
       expect(await metricValue('guardagent_jobs_recovered_total', 'stage="planner"')).toBe(0);
+      expect(await metricValue('guardagent_jobs_failed_after_takeover_total', 'stage="executor"')).toBe(1);
     } finally {
       redis.disconnect();
     }
