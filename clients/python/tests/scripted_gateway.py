@@ -48,6 +48,8 @@ class ScriptedGateway:
     def __init__(self) -> None:
         self.script = Script()
         self.requests: list[Recorded] = []
+        #: Answers by "METHOD /path", whatever the order (see route); the script answers the rest.
+        self.routes: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._release = threading.Event()
         gateway = self
@@ -74,7 +76,10 @@ class ScriptedGateway:
                     index = len(gateway.requests)
                     gateway.requests.append(recorded)
                     exchanges = gateway.script.exchanges
-                    if index < len(exchanges):
+                    routed = gateway.routes.get(f"{recorded.method} {recorded.path}")
+                    if routed is not None:
+                        exchange = {"answer": routed}
+                    elif index < len(exchanges):
                         exchange = exchanges[index]
                     elif exchanges and exchanges[-1].get("repeat"):
                         exchange = exchanges[-1]
@@ -122,7 +127,7 @@ class ScriptedGateway:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
@@ -133,6 +138,12 @@ class ScriptedGateway:
             self._release = threading.Event()
             self.script = Script(exchanges, decisions)
             self.requests = []
+            self.routes = {}
+
+    def route(self, method: str, path: str, answer: dict[str, Any]) -> None:
+        """Answer every ``method path`` request with ``answer`` (after ``play``)."""
+        with self._lock:
+            self.routes[f"{method} {path}"] = answer
 
     def close(self) -> None:
         self._release.set()

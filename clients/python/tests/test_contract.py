@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import REPO_ROOT
+from paths import REPO_ROOT
 from guardagent import GuardAgentError, GuardClient, exit_code_of_decision, exit_code_of_error
 from scripted_gateway import Recorded, ScriptedGateway
 
