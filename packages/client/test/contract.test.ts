@@ -82,7 +82,7 @@ function expectContains(actual: unknown, expected: Json, where = 'value'): void 
   if (Array.isArray(expected)) {
     expect(Array.isArray(actual), `${where}: ${JSON.stringify(actual)}`).toBe(true);
     expect((actual as unknown[]).length, where).toBe(expected.length);
-    expected.forEach((item, index) => expectContains((actual as unknown[])[index], item, `${where}[${index}]`));
+    for (const [index, item] of expected.entries()) expectContains((actual as unknown[])[index], item, `${where}[${index}]`);
   } else if (expected && typeof expected === 'object') {
     expect(actual !== null && typeof actual === 'object', `${where}: ${JSON.stringify(actual)}`).toBe(true);
     for (const [key, item] of Object.entries(expected)) expectContains((actual as Record<string, unknown>)[key], item, `${where}.${key}`);
