@@ -139,6 +139,9 @@ class AsyncGuardClient:
     async def create_tenant(self, *, id: Union[str, None] = None, name: Union[str, None] = None, scopes: Union[list[ApiKeyScope], None] = None) -> TenantCreated:
         return await asyncio.to_thread(self.sync.create_tenant, id=id, name=name, scopes=scopes)
 
+    async def list_tenants(self, *, limit: int = 100, offset: int = 0) -> JsonObject:
+        return await asyncio.to_thread(self.sync.list_tenants, limit=limit, offset=offset)
+
     async def tenant_quotas(self, id: Union[str, None] = None) -> QuotasView:
         return await asyncio.to_thread(self.sync.tenant_quotas, id)
 
@@ -150,6 +153,9 @@ class AsyncGuardClient:
 
     async def create_key(self, scopes: list[ApiKeyScope], *, name: Union[str, None] = None) -> IssuedApiKey:
         return await asyncio.to_thread(self.sync.create_key, scopes, name=name)
+
+    async def rotate_key(self, id: str, *, overlap_seconds: Union[int, None] = None) -> IssuedApiKey:
+        return await asyncio.to_thread(self.sync.rotate_key, id, overlap_seconds=overlap_seconds)
 
     async def revoke_key(self, id: str) -> None:
         await asyncio.to_thread(self.sync.revoke_key, id)

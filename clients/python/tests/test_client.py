@@ -222,3 +222,16 @@ def test_a_pending_error_not_raised_by_a_guarded_tool_cannot_retry() -> None:
     assert error.expires_at == DECISIONS["pending"]["approval"]["expiresAt"]
     with pytest.raises(GuardAgentError):
         error.retry()
+
+
+def test_the_async_client_has_every_method_of_the_blocking_one_with_the_same_parameters() -> None:
+    import inspect
+
+    def methods(cls: type) -> dict[str, list[str]]:
+        return {
+            name: list(inspect.signature(fn).parameters)
+            for name, fn in inspect.getmembers(cls, inspect.isfunction)
+            if not name.startswith("_") and name != "close"
+        }
+
+    assert methods(AsyncGuardClient) == methods(GuardClient)
