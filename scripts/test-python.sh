@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python SDK's tests (clients/python): `/usr/bin/python3 -m pytest clients/python` (the shared
 # contract on a scripted gateway, the SDK against a real redis-server and `guardagent up` of this
-# checkout, the examples, an offline install into a venv) and `mypy --strict` on the package.
+# checkout, the examples, an offline install into a venv) and `mypy --strict` on the package and
+# on a caller's code of it.
 #
 # Debian's Python (/usr/bin/python3, 3.11) with Debian's packages: PyPI is not needed (nor reached).
 # Installs python3-pytest, python3-mypy, python3-venv, python3-setuptools and python3-wheel with
@@ -40,5 +41,6 @@ fi
 bash scripts/ensure-redis.sh
 
 echo "test-python: $("$PY" --version), $("$PY" -m pytest --version 2>&1), $("$PY" -m mypy --version)"
-"$PY" -m mypy --config-file clients/python/pyproject.toml clients/python/guardagent
+# The package, and a user's code of it (tests/typing_usage.py: the types a caller sees, errors included).
+MYPYPATH=clients/python "$PY" -m mypy --config-file clients/python/pyproject.toml clients/python/guardagent clients/python/tests/typing_usage.py
 "$PY" -m pytest -p no:cacheprovider clients/python "$@"
