@@ -1,4 +1,4 @@
-import { GuardAgentError } from '@guardagent/errors';
+import { GuardAgentError, GuardDeniedError } from '@guardagent/errors';
 import type { Decision } from '@guardagent/schemas';
 
 /**
@@ -45,10 +45,18 @@ export function isTransientErrorCode(code: string): boolean {
   return TRANSIENT_CODES.has(code);
 }
 
+function isDecisionLike(value: unknown): value is Pick<Decision, 'decision' | 'status'> {
+  return typeof value === 'object' && value !== null && typeof (value as { decision?: unknown }).decision === 'string';
+}
+
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
-/** The exit code for an error that ended a command: transient 6, other GuardAgent errors 2, anything else 70. */
+/**
+ * The exit code for an error that ended a command: a guarded tool's refusal as its decision (deny 1,
+ * pending 4, guard_error 3), transient 6, other GuardAgent errors 2, anything else 70.
+ */
 export function exitCodeOfError(error: unknown): ExitCode {
+  if (error instanceof GuardDeniedError && isDecisionLike(error.decision)) return exitCodeOfDecision(error.decision);
   if (error instanceof GuardAgentError) {
     if (isTransientErrorCode(error.code)) return EXIT_CODES.UNAVAILABLE;
     const status = error.details.status;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CheckTimeoutError,
+  DecisionLostError,
   GuardAgentError,
   IdempotencyConflictError,
   NotFoundError,
@@ -128,6 +129,8 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
     error = new ValidationError('request', issues);
   } else if (code === 'NOT_FOUND' || (!code && response.status === 404)) {
     error = new NotFoundError(typeof details.kind === 'string' ? details.kind : 'resource', typeof details.id === 'string' ? details.id : path);
+  } else if (code === 'DECISION_LOST') {
+    error = new DecisionLostError(typeof details.id === 'string' ? details.id : path);
   } else if (code === 'QUOTA_EXCEEDED' || (!code && response.status === 429)) {
     const retryAfter = Number(response.headers.get('retry-after'));
     error = new QuotaExceededError(message, typeof details.limit === 'number' ? details.limit : 0, {
@@ -210,8 +213,19 @@ export class HttpTransport implements GuardTransport {
     return decision;
   }
 
+  /**
+   * The stored decision, or null while there is none (running, unknown or expired). A check that
+   * was decided and whose decision Redis has since lost throws DecisionLostError: polling it would
+   * never end.
+   */
   async result(id: string): Promise<Decision | null> {
-    const response = await this.request('GET', `/v1/checks/${encodeURIComponent(id)}`, { allow: [202, 404] });
+    const path = `/v1/checks/${encodeURIComponent(id)}`;
+    const response = await this.request('GET', path, { allow: [202, 404] });
+    if (response.status === 404) {
+      const error = await errorFrom(response, path);
+      if (error instanceof DecisionLostError) throw error;
+      return null;
+    }
     if (response.status !== 200) {
       await response.body?.cancel();
       return null;

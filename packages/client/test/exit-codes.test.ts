@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckTimeoutError, ConfigError, NotFoundError, QuotaExceededError, UnavailableError, ValidationError } from '@guardagent/errors';
+import { CheckTimeoutError, ConfigError, GuardDeniedError, NotFoundError, QuotaExceededError, UnavailableError, ValidationError } from '@guardagent/errors';
 import { EXIT_CODES, GatewayError, exitCodeOfDecision, exitCodeOfError } from '../src/index';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -19,9 +19,10 @@ describe('one exit-code table', () => {
     expect(readmeTable()).toEqual(Object.entries(EXIT_CODES));
   });
 
-  it('the Python example defines the same codes', () => {
-    const python = readFileSync(join(ROOT, 'examples', 'python', 'check.py'), 'utf8');
-    const defined = [...python.matchAll(/^EXIT_([A-Z_]+) = (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
+  it('the Python SDK defines the same codes (ExitCode in clients/python/guardagent/exit_codes.py)', () => {
+    const python = readFileSync(join(ROOT, 'clients', 'python', 'guardagent', 'exit_codes.py'), 'utf8');
+    const body = python.slice(python.indexOf('class ExitCode(IntEnum):'));
+    const defined = [...body.slice(0, body.indexOf('\n\n')).matchAll(/^ {4}([A-Z_]+) = (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
     expect(defined).toEqual(Object.entries(EXIT_CODES));
   });
 
@@ -45,5 +46,13 @@ describe('one exit-code table', () => {
     expect(exitCodeOfError(new GatewayError('HTTP_500', 'boom', 500))).toBe(EXIT_CODES.UNAVAILABLE);
     expect(exitCodeOfError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(EXIT_CODES.UNAVAILABLE);
     expect(exitCodeOfError(new TypeError('x is undefined'))).toBe(EXIT_CODES.INTERNAL);
+  });
+
+  it("a guarded tool's refusal exits as its decision: deny 1, pending 4, guard_error 3", () => {
+    expect(exitCodeOfError(new GuardDeniedError('t', ['no'], { decision: 'deny', status: 'ok' }))).toBe(EXIT_CODES.DENIED);
+    expect(exitCodeOfError(new GuardDeniedError('t', ['held'], { decision: 'pending', status: 'ok' }))).toBe(EXIT_CODES.PENDING);
+    expect(exitCodeOfError(new GuardDeniedError('t', ['no program'], { decision: 'deny', status: 'guard_error' }))).toBe(EXIT_CODES.GUARD_ERROR);
+    // Without a decision to read it is a GuardAgent error like the others.
+    expect(exitCodeOfError(new GuardDeniedError('t', ['no'], null))).toBe(EXIT_CODES.INVALID);
   });
 });
