@@ -47,9 +47,14 @@ export function isTransientErrorCode(code: string): boolean {
 
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
-/** The exit code for an error that ended a command: transient 6, other GuardAgent errors 2, anything else 70. */
+/**
+ * The exit code for an error that ended a command: a guarded call denied 1 or held for approval 4
+ * (GuardDeniedError, GuardPendingError), transient 6, other GuardAgent errors 2, anything else 70.
+ */
 export function exitCodeOfError(error: unknown): ExitCode {
   if (error instanceof GuardAgentError) {
+    if (error.code === 'GUARD_PENDING') return EXIT_CODES.PENDING;
+    if (error.code === 'GUARD_DENIED') return EXIT_CODES.DENIED;
     if (isTransientErrorCode(error.code)) return EXIT_CODES.UNAVAILABLE;
     const status = error.details.status;
     if (typeof status === 'number' && status >= 500) return EXIT_CODES.UNAVAILABLE;

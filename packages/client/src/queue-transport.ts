@@ -27,6 +27,7 @@ import {
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
 import { RedisApprovalStore, compileRails, type ApprovalQuery, type ApproveResult, type RejectResult } from '@guardagent/rails';
+import { RedisHeldCalls } from './held-calls';
 import { approvalViewOf, type ApprovalDecider, type ApprovalReader, type ApprovalView } from './approval-view';
 import {
   CompileResultSchema,
@@ -465,6 +466,11 @@ export class QueueTransport implements GuardTransport, ApprovalReader, ApprovalD
     const page = await this.approvals().list(this.tenant, query);
     const now = Date.now();
     return { approvals: page.approvals.map((record) => approvalViewOf(record, now)), next: page.next };
+  }
+
+  /** This tenant's held calls in its Redis: give it to guardTool and the adapters so every process and reconnect agrees on them. */
+  heldCalls(): RedisHeldCalls {
+    return new RedisHeldCalls({ redis: this.redis, prefix: this.prefix, tenant: this.tenant });
   }
 
   private approvals(): RedisApprovalStore {
