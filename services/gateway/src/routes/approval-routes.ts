@@ -54,7 +54,7 @@ export function approvalRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         return { result, approval: approvalViewOf(record, now()) };
       }
       case 'self-approval':
-        throw new ForbiddenError('the subject of a call cannot approve it');
+        throw new ForbiddenError('the subject of a call cannot approve it', { refusal: 'self-approval' });
       case 'unknown':
         throw unknownApproval(ref);
       case 'used':
