@@ -2,8 +2,10 @@
  * A customer-service agent whose tools are guarded by GuardAgent.
  *
  * Every tool call the agent proposes is checked against examples/policies/refund-desk.yaml
- * before the tool runs: the call runs on `allow`; on `deny` or `pending` (held for a
- * supervisor's approval) the tool never runs and the agent gets GuardDeniedError with the reasons.
+ * before the tool runs: the call runs on `allow`; on `deny` the tool never runs and the agent gets
+ * GuardDeniedError with the reasons; on `pending` (held for a supervisor's approval) it gets
+ * GuardPendingError with the approval token. Once a supervisor approved it
+ * (`guardagent approve --id <approvalId> --approver NAME`), the same call retried with the token runs once.
  * The "LLM" here is a script of proposed calls so the example runs offline; in a real agent the
  * same guarded functions are what you register as the model's tools.
  *
@@ -15,8 +17,8 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { HttpTransport, QueueTransport, exitCodeOfError, guardTool, type GuardTransport } from '@guardagent/client';
-import { ConfigError, GuardDeniedError } from '@guardagent/errors';
-import { parsePolicyText, type Decision } from '@guardagent/schemas';
+import { ConfigError, GuardDeniedError, GuardPendingError } from '@guardagent/errors';
+import { parsePolicyText } from '@guardagent/schemas';
 
 export const POLICY_FILE = new URL('../policies/refund-desk.yaml', import.meta.url);
 
@@ -83,15 +85,16 @@ export async function runAgent(transport: GuardTransport, policyId = 'refund-des
       const result = await tool(turn.args);
       outcomes.push({ turn, outcome: 'ran', detail: JSON.stringify(result) });
     } catch (error) {
-      if (!(error instanceof GuardDeniedError)) throw error;
       // In a real agent, hand the reasons back to the model as the tool's result so it can
-      // explain or choose another action; a pending call waits for `guardagent approve`.
-      const decision = error.decision as Decision;
-      outcomes.push({
-        turn,
-        outcome: decision.decision === 'pending' ? 'pending' : 'denied',
-        detail: decision.decision === 'pending' ? `${error.reasons.join('; ')} (approval token ${decision.approval?.token.slice(0, 12)}...)` : error.reasons.join('; '),
-      });
+      // explain or choose another action; a held call runs once approved, retried with
+      // `tool(args, { approvalToken: error.token })` (or by itself with guardTool's `heldCalls`).
+      if (error instanceof GuardPendingError) {
+        outcomes.push({ turn, outcome: 'pending', detail: `${error.reasons.join('; ')} (approval ${error.approvalId?.slice(0, 12)}..., until ${error.expiresAt})` });
+      } else if (error instanceof GuardDeniedError) {
+        outcomes.push({ turn, outcome: 'denied', detail: error.reasons.join('; ') });
+      } else {
+        throw error;
+      }
     }
   }
   return outcomes;

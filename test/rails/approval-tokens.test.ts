@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ResultStore, keys, newPipelineState } from '@guardagent/queue';
-import { RedisApprovalStore } from '@guardagent/rails';
+import { RedisApprovalStore, approvalTokenHash } from '@guardagent/rails';
 import { createRailsRuntime, finalizeDecision, handleCheck, type FinalizeDeps, type PipelineDeps } from '@guardagent/pipeline';
 import { parsePolicyText } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
@@ -73,6 +73,12 @@ describe('approval tokens of re-run jobs', () => {
     expect(await approvals.get(first.token)).toMatchObject({ status: 'pending', tool: 'issue_refund', subjectId: 'u-1', tenant: 'acme' });
     expect(await approvals.get(second.token)).toBeNull();
     expect(await approvals.approve(second.token, 'supervisor-7')).toBe('unknown');
+    // The stored decision's token alone is listed for the tenant's approvers and queued for its webhook.
+    const id = approvalTokenHash(first.token);
+    expect(stored?.approval?.id).toBe(id);
+    expect(await redis.zrange(keys(prefix).approvalIndex('acme'), '0', '-1')).toEqual([id]);
+    expect(await redis.zrange(keys(prefix).approvalWebhooks(), '0', '-1')).toEqual([id]);
+    expect((await approvals.list('acme')).approvals).toMatchObject([{ id, tool: 'issue_refund', decisionId: 'refund-1', reasons: [expect.stringContaining('over')] }]);
     expect(await approvals.approve(first.token, 'supervisor-7')).toBe('approved');
   });
 

@@ -1,5 +1,5 @@
 import { ToolGuardrailFunctionOutputFactory, defineToolInputGuardrail, type FunctionTool, type RunContext, type ToolInputGuardrailDefinition } from '@openai/agents';
-import type { GuardTransport, SubjectInput } from '@guardagent/client';
+import { InMemoryHeldCalls, checkGuardedCall, type GuardTransport, type GuardedCallOutcome, type HeldCallInfo, type HeldCalls, type SubjectInput } from '@guardagent/client';
 import type { Decision, JsonObject, PolicyInput, TextOrJson } from '@guardagent/schemas';
 
 export interface GuardToolInputOptions<C> {
@@ -16,6 +16,18 @@ export interface GuardToolInputOptions<C> {
   failMode?: 'open' | 'closed';
   /** Sees every decision (audit logs). */
   onDecision?: (decision: Decision) => void;
+  /**
+   * Where the tokens of held calls are kept between the hold and the retry (the resumed run).
+   * Default: in this process (per guarded tool). Give every tool and the interruption helpers the
+   * same one, and RedisHeldCalls (QueueTransport.heldCalls()) when a run may resume in another process.
+   */
+  heldCalls?: HeldCalls;
+  /**
+   * guardAgentTool only. `interrupt` (default): a call GuardAgent holds becomes one of the run's
+   * interruptions (`result.interruptions`), the SDK's own human-in-the-loop flow; `refuse`: the
+   * model reads that the call is held (with its approval id and token) and the run goes on.
+   */
+  onHeld?: 'interrupt' | 'refuse';
 }
 
 const resolve = <T, C>(value: T | ((context: RunContext<C>) => T), context: RunContext<C>): T =>
@@ -30,48 +42,152 @@ export function refusalText(tool: string, decision: Decision): string {
   return `GuardAgent denied the call to '${tool}': ${reasons}. The tool did not run.`;
 }
 
+/** The text the model reads for a held call the run goes on without (`onHeld: refuse`, or a retry nobody decided yet). */
+export function heldText(tool: string, held: HeldCallInfo, waiting: boolean): string {
+  const reasons = held.reasons.join('; ') || 'an approver must approve it';
+  const state = waiting ? 'still holds' : 'held';
+  return (
+    `GuardAgent ${state} the call to '${tool}' for approval (${reasons}); the tool did not run. ` +
+    `Approval id ${held.id}, token ${held.token}${held.expiresAt ? `, until ${held.expiresAt}` : ''}. ` +
+    'Once a person approves it, the same call (same tool, same arguments) runs once.'
+  );
+}
+
+const parseArgs = (raw: unknown): JsonObject | null => {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw || '{}');
+    } catch {
+      return null;
+    }
+  }
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : null;
+};
+
+/** Decisions made in `needsApproval`, handed to the guardrail of the same call (bounded: a call the run never executes leaves one behind). */
+const MAX_REMEMBERED_CALLS = 1000;
+
+class CallMemo<T> {
+  private readonly entries = new Map<string, T>();
+  set(callId: string, value: T): void {
+    this.entries.delete(callId);
+    this.entries.set(callId, value);
+    if (this.entries.size > MAX_REMEMBERED_CALLS) this.entries.delete(this.entries.keys().next().value!);
+  }
+  take(callId: string | undefined): T | undefined {
+    if (callId === undefined) return undefined;
+    const value = this.entries.get(callId);
+    this.entries.delete(callId);
+    return value;
+  }
+}
+
 /**
  * A tool input guardrail of the OpenAI Agents SDK: before the SDK runs a function tool, the call
  * (`{ kind: "tool_call", tool, args }`) is checked by GuardAgent. `allow` lets the tool run;
  * `deny` and `pending` reject the call's content, so the model reads the reasons instead of an
- * output and the tool never runs. Arguments that are not a JSON object are refused.
+ * output and the tool never runs. Arguments that are not a JSON object are refused. With
+ * `heldCalls`, the retry of a held call presents its token (approved, it runs once).
  *
  * A guardrail cannot change the arguments the SDK runs the tool with. So an allowed call whose
  * arguments the policy redacts (`decision.redacted.args`: PII in them, `pii: redact`) is refused
  * here too, saying so: guard such tools with `guardAgentTool()`, which runs them with the
- * redacted arguments.
+ * redacted arguments and maps held calls onto the SDK's approval interruptions.
  */
 export function guardAgentToolInput<C = unknown>(options: GuardToolInputOptions<C>): ToolInputGuardrailDefinition<C> {
-  return guardrail(options, null);
+  return guardrail(options, options.heldCalls ?? new InMemoryHeldCalls(), null, new CallMemo());
 }
 
-/** Redacted arguments handed from a guardrail to its tool's invoke, by call id (bounded: a call another guardrail refused never reaches invoke). */
-const MAX_PENDING_SUBSTITUTES = 1000;
-
 /**
- * An OpenAI Agents SDK function tool guarded by GuardAgent: `guardAgentToolInput(options)` is
- * added to its input guardrails, and the tool runs with the arguments the decision allows, the
- * redacted ones when the policy redacts PII from tool-call arguments (never the model's own).
+ * An OpenAI Agents SDK function tool guarded by GuardAgent.
+ *
+ * - Its `needsApproval` asks GuardAgent first: a call GuardAgent holds for a person's approval
+ *   becomes an interruption of the run (`result.interruptions`), the SDK's own human-in-the-loop
+ *   flow; a call it allows or denies needs no approval (a denied one is refused by the guardrail,
+ *   and the model reads why). The tool's own `needsApproval` still applies to calls GuardAgent allows.
+ * - Once a person approved the held call (in GuardAgent: the API, the CLI, a chat button behind
+ *   the webhook; then `applyGuardAgentApprovals`, or through the SDK with `approveInterruption`),
+ *   `run(agent, state)` resumes and the guardrail presents the call's token: it runs once. A
+ *   rejected call reaches the model as a refusal with who rejected it and why. The same call made
+ *   again later is held afresh.
+ * - The tool runs with the arguments the decision allows, the redacted ones when the policy
+ *   redacts PII from tool-call arguments (never the model's own).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any tool, whatever its parameter and result types
 export function guardAgentTool<C, T extends FunctionTool<C, any, any>>(tool: T, options: GuardToolInputOptions<C>): T {
-  const substitutes = new Map<string, string>();
-  const allowedWith = (callId: string, args: Record<string, unknown>) => {
-    substitutes.delete(callId);
-    substitutes.set(callId, JSON.stringify(args));
-    if (substitutes.size > MAX_PENDING_SUBSTITUTES) substitutes.delete(substitutes.keys().next().value!);
-  };
+  const substitutes = new CallMemo<string>();
+  const decided = new CallMemo<GuardedCallOutcome | 'undecided'>();
+  const heldCalls = options.heldCalls ?? new InMemoryHeldCalls();
+  const allowedWith = (callId: string, args: Record<string, unknown>) => substitutes.set(callId, JSON.stringify(args));
   const invoke = tool.invoke;
-  return {
+  const ownApproval = tool.needsApproval;
+  const interrupt = (options.onHeld ?? 'interrupt') === 'interrupt';
+  const guarded: T = {
     ...tool,
-    inputGuardrails: [...(tool.inputGuardrails ?? []), guardrail(options, { allowedWith, allowedAsIs: (callId) => substitutes.delete(callId) })],
+    inputGuardrails: [...(tool.inputGuardrails ?? []), guardrail(options, heldCalls, { allowedWith, allowedAsIs: (callId) => void substitutes.take(callId) }, decided)],
     invoke: (runContext: RunContext<C>, input: string, details?: Parameters<T['invoke']>[2]) => {
-      const callId = details?.toolCall?.callId;
-      const redacted = callId !== undefined ? substitutes.get(callId) : undefined;
-      if (callId !== undefined) substitutes.delete(callId);
+      const redacted = substitutes.take(details?.toolCall?.callId);
       return invoke(runContext, redacted ?? input, details);
     },
   };
+  if (!interrupt) return guarded;
+  guarded.needsApproval = async (runContext, input, callId) => {
+    const args = parseArgs(input);
+    // Not a JSON object: the guardrail refuses it.
+    if (!args) return false;
+    const context = runContext as RunContext<C>;
+    const subject = resolve(options.subject, context);
+    const held = await heldCalls.get(subject.id, tool.name, args);
+    if (held) {
+      // A call held before: what a person decided in GuardAgent says whether the run must wait.
+      const status = await approvalStatus(options.transport, held.token);
+      if (status === 'pending') return true;
+      if (status === 'used' || status === 'expired' || status === 'unknown') await heldCalls.forget(subject.id, tool.name, args, held.token);
+      // approved: the guardrail presents the token and the call runs once; rejected: it refuses with the reason.
+      if (status === 'approved' || status === 'rejected') return false;
+    }
+    let outcome: GuardedCallOutcome;
+    try {
+      outcome = await decide(options, heldCalls, context, tool.name, args, callId);
+    } catch {
+      // No decision: the guardrail asks again, and fails as the options say.
+      if (callId) decided.set(callId, 'undecided');
+      return false;
+    }
+    if (outcome.kind === 'pending') return true;
+    if (callId) decided.set(callId, outcome);
+    if (outcome.kind === 'allow' && ownApproval) return ownApproval(runContext, input, callId);
+    return false;
+  };
+  return guarded;
+}
+
+/** What GuardAgent says of a held call now (`pending` when the transport cannot say: the run keeps waiting). */
+async function approvalStatus(transport: GuardTransport, token: string): Promise<string> {
+  const reader = transport as Partial<{ approval(token: string): Promise<{ status: string } | null> }>;
+  if (typeof reader.approval !== 'function') return 'pending';
+  const view = await reader.approval(token).catch(() => null);
+  return view?.status ?? 'unknown';
+}
+
+function decide<C>(options: GuardToolInputOptions<C>, heldCalls: HeldCalls, context: RunContext<C>, tool: string, args: JsonObject, callId?: string): Promise<GuardedCallOutcome> {
+  const subject = resolve(options.subject, context);
+  return checkGuardedCall({
+    check: (job) => options.transport.check(job, { timeoutMs: options.timeoutMs ?? 10_000 }),
+    job: {
+      policy: options.policy,
+      input: options.input !== undefined ? resolve(options.input, context) : '',
+      output: { tool, args },
+      action: { kind: 'tool_call', tool, args },
+      subject,
+      ...(callId ? { context: { agentsSdk: { callId } } } : {}),
+    },
+    subjectId: subject.id,
+    tool,
+    args,
+    heldCalls,
+  });
 }
 
 interface Substitution {
@@ -81,32 +197,25 @@ interface Substitution {
   allowedAsIs(callId: string): void;
 }
 
-function guardrail<C>(options: GuardToolInputOptions<C>, substitution: Substitution | null): ToolInputGuardrailDefinition<C> {
+function guardrail<C>(
+  options: GuardToolInputOptions<C>,
+  heldCalls: HeldCalls,
+  substitution: Substitution | null,
+  decided: CallMemo<GuardedCallOutcome | 'undecided'>,
+): ToolInputGuardrailDefinition<C> {
   return defineToolInputGuardrail<C>({
     name: 'guardagent',
     async run({ context, toolCall }) {
-      let args: unknown;
-      try {
-        args = JSON.parse(toolCall.arguments || '{}');
-      } catch {
-        args = undefined;
-      }
-      if (!args || typeof args !== 'object' || Array.isArray(args)) {
+      const args = parseArgs(toolCall.arguments || '{}');
+      if (!args) {
         return ToolGuardrailFunctionOutputFactory.rejectContent(`GuardAgent refused the call to '${toolCall.name}': its arguments are not a JSON object.`);
       }
-      let decision: Decision;
+      // Decided in needsApproval for this very call: not asked twice (a rate limit counts it once).
+      const earlier = decided.take(toolCall.callId);
+      let outcome: GuardedCallOutcome;
       try {
-        decision = await options.transport.check(
-          {
-            policy: options.policy,
-            input: options.input !== undefined ? resolve(options.input, context) : '',
-            output: { tool: toolCall.name, args: args as JsonObject },
-            action: { kind: 'tool_call', tool: toolCall.name, args: args as JsonObject },
-            subject: resolve(options.subject, context),
-            context: { agentsSdk: { callId: toolCall.callId } },
-          },
-          { timeoutMs: options.timeoutMs ?? 10_000 },
-        );
+        if (earlier !== undefined && earlier !== 'undecided') outcome = earlier;
+        else outcome = await decide(options, heldCalls, context, toolCall.name, args, toolCall.callId);
       } catch (error) {
         if (options.failMode === 'open') {
           substitution?.allowedAsIs(toolCall.callId);
@@ -116,8 +225,16 @@ function guardrail<C>(options: GuardToolInputOptions<C>, substitution: Substitut
           `GuardAgent could not decide on the call to '${toolCall.name}' (${(error as Error)?.message ?? String(error)}); it was not run.`,
         );
       }
+      const { decision } = outcome;
       options.onDecision?.(decision);
-      if (decision.decision !== 'allow') {
+      if (outcome.kind === 'pending') {
+        return ToolGuardrailFunctionOutputFactory.rejectContent(heldText(toolCall.name, outcome.held, decision.decision !== 'pending'), {
+          decisionId: decision.id,
+          decision: 'pending',
+          approvalId: outcome.held.id,
+        });
+      }
+      if (outcome.kind === 'deny') {
         return ToolGuardrailFunctionOutputFactory.rejectContent(refusalText(toolCall.name, decision), { decisionId: decision.id, decision: decision.decision });
       }
       const redacted = decision.redacted?.args;

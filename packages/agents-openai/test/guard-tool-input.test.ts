@@ -140,24 +140,31 @@ describe('PII in tool-call arguments with the OpenAI Agents SDK (issue 32)', () 
 });
 
 describe('examples/agents-openai/agent.ts', () => {
-  it('runs the example agent: its own account is read, a refund over 50 is held with a token', async () => {
+  it('runs the example agent: its own account is read, a refund over 50 interrupts the run until a supervisor approves it in GuardAgent, then runs once', async () => {
     const { readFile } = await import('node:fs/promises');
     const { parsePolicyText } = await import('@guardagent/schemas');
-    const { POLICY_FILE, createSupportAgent } = await import('../../../examples/agents-openai/agent');
+    const { applyGuardAgentApprovals, guardInterruptions } = await import('../src/index');
+    const { POLICY_FILE, createSupportAgent, subjectOf } = await import('../../../examples/agents-openai/agent');
     await transport.putPolicy(parsePolicyText(await readFile(POLICY_FILE, 'utf8'), 'refund-desk.yaml'));
     const model = new OpenAIChatCompletionsModel(new OpenAI({ baseURL: llm.baseURL, apiKey: 'sk-test', maxRetries: 0 }), 'fake-model');
+    const heldCalls = transport.heldCalls();
+    const agent = createSupportAgent(transport, model, heldCalls);
     const session = { id: 'cust-42', roles: ['support_agent'], attributes: { email: 'cust-42@example.com' } };
-    const first = llm.requests.length;
     llm.enqueue(
       { toolCalls: [{ name: 'read_account', arguments: { user_id: 'cust-42' } }, { name: 'issue_refund', arguments: { user_id: 'cust-42', amount: 80, reason: 'broken item' } }] },
       { content: 'Done.' },
     );
-    const result = await run(createSupportAgent(transport, model), 'balance, and refund 80', { context: session });
+    const held = await run(agent, 'balance, and refund 80', { context: session });
+    expect(held.interruptions.map((item) => item.name)).toEqual(['issue_refund']);
+    const [call] = await guardInterruptions(held.state, { heldCalls, subject: subjectOf });
+    expect(call!.held.reasons.join(' ')).toContain('refunds over 50 need');
+    await transport.approve(call!.held.id, 'supervisor-ann');
+    expect((await applyGuardAgentApprovals(held.state, { transport, heldCalls, subject: subjectOf })).approved).toHaveLength(1);
+    const resumedAt = llm.requests.length;
+    const result = await run(agent, held.state);
     expect(result.finalOutput).toBe('Done.');
-    const seen = toolMessages(first + 1).join();
+    const seen = toolMessages(resumedAt).join();
     expect(seen).toContain('Ada');
-    expect(seen).toContain('refunds over 50 need');
-    expect(seen).toMatch(/Approval token: apv_/);
-    expect(seen).not.toContain('refunded 80');
+    expect(seen).toContain('refunded 80 to cust-42');
   });
 });

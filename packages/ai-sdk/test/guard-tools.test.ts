@@ -89,20 +89,18 @@ describe('guardTools with the Vercel AI SDK', () => {
     expect(toolMessages(first + 1)).toContain('42');
   });
 
-  it('does not run a denied or held call; the model reads the reasons and the token', async () => {
+  it('does not run a denied call (the model reads the reasons) nor a held one (a tool approval request ends the generation)', async () => {
     const calls: unknown[] = [];
     const first = llm.requests.length;
-    llm.enqueue(
-      { toolCalls: [{ name: 'readAccount', arguments: { userId: 'u2' } }, { name: 'issueRefund', arguments: { userId: 'u1', amount: 80 } }] },
-      { content: 'I could not do that.' },
-    );
+    llm.enqueue({ toolCalls: [{ name: 'readAccount', arguments: { userId: 'u2' } }, { name: 'issueRefund', arguments: { userId: 'u1', amount: 80 } }] });
     const result = await generateText({ model: model(), tools: toolsWith(calls), stopWhen: stepCountIs(3), prompt: 'refund me 80 and show u2' });
-    expect(result.text).toBe('I could not do that.');
     expect(calls).toEqual([]);
-    const seen = toolMessages(first + 1);
-    expect(seen).toContain("only the session user's account");
-    expect(seen).toContain('refunds over 50 need approval');
-    expect(seen).toMatch(/approval token apv_/);
+    // Waiting for the approval: the model was not asked again.
+    expect(llm.requests.length).toBe(first + 1);
+    const denied = result.content.find((part) => part.type === 'tool-error');
+    expect(String((denied as { error: unknown }).error)).toContain("only the session user's account");
+    const request = result.content.find((part) => part.type === 'tool-approval-request');
+    expect(request).toMatchObject({ toolCall: { toolName: 'issueRefund', input: { userId: 'u1', amount: 80 } } });
   });
 });
 
@@ -142,5 +140,26 @@ describe('examples/ai-sdk/agent.ts', () => {
     expect(seen).toContain('Ada');
     expect(seen).not.toContain('Bob');
     expect(seen).toContain('a support agent may read only the account of the session');
+  });
+
+  it('runs the example conversation: a refund over 50 waits for a supervisor, the conversation is saved, and resumed it runs once', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parsePolicyText } = await import('@guardagent/schemas');
+    const { POLICY_FILE, converse } = await import('../../../examples/ai-sdk/agent');
+    await transport.putPolicy(parsePolicyText(await readFile(POLICY_FILE, 'utf8'), 'refund-desk.yaml'));
+    const session = { id: 'cust-42', roles: ['support_agent'], attributes: { email: 'cust-42@example.com' } };
+    const messages: import('ai').ModelMessage[] = [{ role: 'user', content: 'refund me 80, the kettle arrived broken' }];
+    llm.enqueue({ toolCalls: [{ name: 'issue_refund', arguments: { user_id: 'cust-42', amount: 80, reason: 'broken kettle' } }] });
+    const first = await converse(model(), transport, session, messages, transport.heldCalls());
+    expect(first.held.map((h) => h.request.toolCall.toolName)).toEqual(['issue_refund']);
+    // Saved as JSON (the example's file) and picked up again: nobody decided yet.
+    const saved = JSON.stringify(messages);
+    expect((await converse(model(), transport, session, JSON.parse(saved), transport.heldCalls())).held).toHaveLength(1);
+    await transport.approve(first.held[0]!.held.id, 'supervisor-ann');
+    const resumedAt = llm.requests.length;
+    llm.enqueue({ content: 'Refunded 80.' });
+    const resumed = await converse(model(), transport, session, JSON.parse(saved), transport.heldCalls());
+    expect(resumed).toEqual({ text: 'Refunded 80.', held: [] });
+    expect(toolMessages(resumedAt)).toContain('refunded');
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,6 +211,31 @@ describe('guardagent approve and keys, both through the gateway', () => {
     const unknown = await asAcme(['approve', '--token', `apv_${'x'.repeat(40)}`, '--approver', 'ops-lead']);
     expect(unknown.code).toBe(EXIT_CODES.INVALID);
     expect(unknown.stderr).toMatch(/NOT_FOUND/);
+
+    // The held calls, by id: listed (never a token), rejected with a reason, approved with one.
+    const pendingToken = await hold();
+    const second = await hold();
+    const listed = await asAcme(['approvals', '--policy', 'refund-desk']);
+    expect(listed.code, listed.stderr).toBe(EXIT_CODES.OK);
+    const lines = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(listed.stdout).not.toContain('apv_');
+    const ids = lines.map((line: { id: string }) => line.id);
+    expect(lines.every((line: { status: string; subject: string }) => line.status === 'pending' && line.subject === 'cust-42')).toBe(true);
+    const [pendingId, secondId] = [pendingToken, second].map((t) => createHash('sha256').update(t).digest('hex'));
+    expect(ids).toEqual(expect.arrayContaining([pendingId, secondId]));
+    const rejected = await asAcme(['reject', '--id', pendingId!, '--approver', 'ops-lead', '--reason', 'refunded already']);
+    expect(rejected.code, rejected.stderr).toBe(EXIT_CODES.OK);
+    expect(JSON.parse(rejected.stdout)).toEqual({ result: 'rejected' });
+    const refusedRefund = (await refund(pendingToken)) as { decision: string; reasons?: string[] };
+    expect(refusedRefund.decision).toBe('deny');
+    expect(refusedRefund.reasons).toContain('the approval was rejected by ops-lead: refunded already');
+    const lateApproval = await asAcme(['approve', '--id', pendingId!, '--approver', 'ops-lead']);
+    expect(lateApproval.code).toBe(EXIT_CODES.DENIED);
+    expect(JSON.parse((await asAcme(['approve', '--id', secondId!, '--approver', 'ops-lead', '--reason', 'ok'])).stdout)).toEqual({ result: 'approved' });
+    const shown = await asAcme(['approvals', 'show', secondId!]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: secondId, status: 'approved', approver: 'ops-lead', reason: 'ok' });
+    expect((await asAcme(['approvals', '--status', 'approved'])).stdout).toContain(secondId);
+    expect((await asAcme(['approve', '--approver', 'ops-lead'])).code).toBe(EXIT_CODES.INVALID);
 
     // The keys of the same tenant, with the same key and gateway option.
     const keys = await asAcme(['keys', 'list']);

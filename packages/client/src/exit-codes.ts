@@ -52,12 +52,15 @@ function isDecisionLike(value: unknown): value is Pick<Decision, 'decision' | 's
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 /**
- * The exit code for an error that ended a command: a guarded tool's refusal as its decision (deny 1,
- * pending 4, guard_error 3), transient 6, other GuardAgent errors 2, anything else 70.
+ * The exit code for an error that ended a command: a guarded call held for approval 4
+ * (GuardPendingError), a guarded tool's refusal as its decision (deny 1, guard_error 3), transient
+ * 6, other GuardAgent errors 2, anything else 70.
  */
 export function exitCodeOfError(error: unknown): ExitCode {
   if (error instanceof GuardDeniedError && isDecisionLike(error.decision)) return exitCodeOfDecision(error.decision);
   if (error instanceof GuardAgentError) {
+    if (error.code === 'GUARD_PENDING') return EXIT_CODES.PENDING;
+    if (error.code === 'GUARD_DENIED') return EXIT_CODES.DENIED;
     if (isTransientErrorCode(error.code)) return EXIT_CODES.UNAVAILABLE;
     const status = error.details.status;
     if (typeof status === 'number' && status >= 500) return EXIT_CODES.UNAVAILABLE;

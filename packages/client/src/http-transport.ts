@@ -29,6 +29,7 @@ import {
 import type { BatchStatus } from '@guardagent/schemas';
 import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
 import { DEFAULT_SUBMIT_ATTEMPTS, withSubmitRetries } from './submit-retry';
+import type { ApprovalDecider, ApprovalReader, ApprovalView } from './approval-view';
 
 export interface HttpTransportOptions {
   /** The gateway, e.g. `http://localhost:8080`. */
@@ -92,6 +93,23 @@ export interface QuotasView {
   overrides: Record<string, number>;
   inFlight: number;
   storedBytes: number;
+}
+
+export interface ApprovalDecisionOptions {
+  /** Why (a rejection's reason reaches the agent's model). */
+  reason?: string;
+  /** The server admin key only: whose call. */
+  tenant?: string;
+}
+
+export interface ApprovalListQuery {
+  status?: 'pending' | 'approved';
+  policy?: string;
+  tool?: string;
+  subject?: string;
+  limit?: number;
+  cursor?: string;
+  tenant?: string;
 }
 
 /** An error answer of the gateway that has no more specific class; `code` is the server's. */
@@ -176,7 +194,7 @@ function withIdempotencyKey(job: GuardJobInput): GuardJobInput {
 }
 
 /** GuardTransport over the gateway's HTTP API (fetch; no Redis access needed on the agent's side). */
-export class HttpTransport implements GuardTransport {
+export class HttpTransport implements GuardTransport, ApprovalReader, ApprovalDecider {
   private readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly requestTimeoutMs: number;
@@ -295,13 +313,51 @@ export class HttpTransport implements GuardTransport {
   }
 
   /**
-   * Approve a held tool call by its token (a key with scope `operate`; the server admin key names
-   * the `tenant`). A used or expired token, or the call's own subject as approver, is refused
-   * (GatewayError CONFLICT or FORBIDDEN), an unknown token is a NotFoundError.
+   * Approve a held tool call by its token or its id (a key with scope `operate`; the server admin
+   * key names the `tenant`). A rejected, used or expired call, or the call's own subject as
+   * approver, is refused (GatewayError CONFLICT or FORBIDDEN), an unknown one is a NotFoundError.
    */
-  async approve(token: string, approver: string, options: { tenant?: string } = {}): Promise<'approved' | 'already-approved'> {
-    const response = await this.request('POST', '/v1/approvals', { json: { token, approver, ...(options.tenant ? { tenant: options.tenant } : {}) } });
-    return ((await response.json()) as { result: 'approved' | 'already-approved' }).result;
+  async approve(tokenOrId: string, approver: string, options: ApprovalDecisionOptions = {}): Promise<'approved' | 'already-approved'> {
+    return (await this.decideApproval('approve', tokenOrId, approver, options)).result as 'approved' | 'already-approved';
+  }
+
+  /**
+   * Reject a held tool call by its token or its id (scope `operate`), with a reason the agent's
+   * model will read. An approval not used yet is withdrawn; a used or expired call is refused (CONFLICT).
+   */
+  async reject(tokenOrId: string, approver: string, options: ApprovalDecisionOptions = {}): Promise<'rejected' | 'already-rejected'> {
+    return (await this.decideApproval('reject', tokenOrId, approver, options)).result as 'rejected' | 'already-rejected';
+  }
+
+  private async decideApproval(action: 'approve' | 'reject', tokenOrId: string, approver: string, options: ApprovalDecisionOptions): Promise<{ result: string; approval: ApprovalView }> {
+    const body = { approver, ...(options.reason ? { reason: options.reason } : {}), ...(options.tenant ? { tenant: options.tenant } : {}) };
+    const response = await this.request('POST', `/v1/approvals/${encodeURIComponent(tokenOrId)}/${action}`, { json: body });
+    return (await response.json()) as { result: string; approval: ApprovalView };
+  }
+
+  /**
+   * One held call: by its token with any key of the tenant (the agent learns whether a person
+   * decided), by its id with `operate`. Null when unknown.
+   */
+  async approval(tokenOrId: string, options: { tenant?: string } = {}): Promise<ApprovalView | null> {
+    const query = options.tenant ? `?tenant=${encodeURIComponent(options.tenant)}` : '';
+    const response = await this.request('GET', `/v1/approvals/${encodeURIComponent(tokenOrId)}${query}`, { allow: [404] });
+    return response.status === 404 ? null : ((await response.json()) as ApprovalView);
+  }
+
+  /** The tenant's held calls, oldest first, a page at a time (scope `operate`). */
+  async listApprovals(query: ApprovalListQuery = {}): Promise<{ approvals: ApprovalView[]; next: string | null }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    const response = await this.request('GET', `/v1/approvals${params.size > 0 ? `?${params}` : ''}`);
+    return (await response.json()) as { approvals: ApprovalView[]; next: string | null };
+  }
+
+  /** Send the tenant's held calls to `url`, signed (scope `admin`); without a secret one is made and returned (once). */
+  async setApprovalWebhook(url: string, options: { secret?: string; tenant?: string } = {}): Promise<{ url: string; secret?: string }> {
+    const query = options.tenant ? `?tenant=${encodeURIComponent(options.tenant)}` : '';
+    const response = await this.request('PUT', `/v1/webhooks/approvals${query}`, { json: { url, ...(options.secret ? { secret: options.secret } : {}) } });
+    return (await response.json()) as { url: string; secret?: string };
   }
 
   /** Create a tenant and its first key (the server admin key); the key is in this answer only. */

@@ -13,6 +13,12 @@ export {
   type PolicyVersionInfo,
   type TenantInfo,
   type QuotasView,
+  type ApprovalDecisionOptions,
+  type ApprovalListQuery,
 } from './http-transport';
 export { EXIT_CODES, exitCodeOfDecision, exitCodeOfError, isTransientErrorCode, type ExitCode, type ExitCodeName } from './exit-codes';
-export { guardTool, type GuardToolOptions, type GuardedTool, type SubjectInput } from './guard-tool';
+export { guardTool, type GuardToolOptions, type GuardedTool, type GuardedCallOptions, type SubjectInput } from './guard-tool';
+export { checkGuardedCall, type GuardedCallInput, type GuardedCallOutcome, type HeldCallInfo } from './guarded-call';
+export { InMemoryHeldCalls, RedisHeldCalls, type HeldCall, type HeldCalls, type RedisHeldCallsOptions } from './held-calls';
+export { WEBHOOK_HEADERS, signWebhook, verifyWebhookSignature, type VerifyWebhookInput } from './webhook-signature';
+export { approvalViewOf, type ApprovalView, type ApprovalReader, type ApprovalDecider } from './approval-view';

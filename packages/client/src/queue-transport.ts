@@ -26,7 +26,9 @@ import {
 } from '@guardagent/queue';
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
-import { RedisApprovalStore, compileRails, type ApproveResult } from '@guardagent/rails';
+import { RedisApprovalStore, compileRails, type ApprovalQuery, type ApproveResult, type RejectResult } from '@guardagent/rails';
+import { RedisHeldCalls } from './held-calls';
+import { approvalViewOf, type ApprovalDecider, type ApprovalReader, type ApprovalView } from './approval-view';
 import {
   CompileResultSchema,
   DecisionSchema,
@@ -106,7 +108,7 @@ const MAX_REREADS = 40;
 const DUPLICATE_POLL_MS = 250;
 
 /** Submits guard jobs straight onto the BullMQ queues and hears decisions on its own pub/sub channel. */
-export class QueueTransport implements GuardTransport {
+export class QueueTransport implements GuardTransport, ApprovalReader, ApprovalDecider {
   readonly tenant: string;
   readonly prefix: string;
   private readonly policyCache = new LRUCache<string, { registered: ResolvedPolicy; at: number }>({ max: 10_000 });
@@ -444,8 +446,35 @@ export class QueueTransport implements GuardTransport {
    * Approve a pending tool call: the token from its `pending` decision. The agent then repeats the
    * identical call with `context.approvalToken`, which the rails turn into one allow.
    */
-  async approve(token: string, approver: string): Promise<ApproveResult> {
-    return new RedisApprovalStore({ redis: this.redis, prefix: this.prefix }).approve(token, approver, { tenant: this.tenant });
+  async approve(tokenOrId: string, approver: string, options: { reason?: string } = {}): Promise<ApproveResult> {
+    return this.approvals().approve(tokenOrId, approver, { tenant: this.tenant, ...options });
+  }
+
+  /** Reject a held call (its token or id) with a reason its agent's model will read; an approval not used yet is withdrawn. */
+  async reject(tokenOrId: string, approver: string, options: { reason?: string } = {}): Promise<RejectResult> {
+    return this.approvals().reject(tokenOrId, approver, { tenant: this.tenant, ...options });
+  }
+
+  /** One held call of this tenant (by its token or id), or null when unknown. */
+  async approval(tokenOrId: string): Promise<ApprovalView | null> {
+    const record = await this.approvals().get(tokenOrId, { tenant: this.tenant });
+    return record ? approvalViewOf(record, Date.now()) : null;
+  }
+
+  /** This tenant's held calls, oldest first, a page at a time (see GET /v1/approvals). */
+  async listApprovals(query: ApprovalQuery = {}): Promise<{ approvals: ApprovalView[]; next: string | null }> {
+    const page = await this.approvals().list(this.tenant, query);
+    const now = Date.now();
+    return { approvals: page.approvals.map((record) => approvalViewOf(record, now)), next: page.next };
+  }
+
+  /** This tenant's held calls in its Redis: give it to guardTool and the adapters so every process and reconnect agrees on them. */
+  heldCalls(): RedisHeldCalls {
+    return new RedisHeldCalls({ redis: this.redis, prefix: this.prefix, tenant: this.tenant });
+  }
+
+  private approvals(): RedisApprovalStore {
+    return new RedisApprovalStore({ redis: this.redis, prefix: this.prefix });
   }
 
   /** The promoted program for a policy id's current version, if any. */

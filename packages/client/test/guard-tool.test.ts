@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
-import { GuardDeniedError } from '@guardagent/errors';
+import { GuardDeniedError, GuardPendingError } from '@guardagent/errors';
+import { approvalTokenHash } from '@guardagent/rails';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { DecisionSchema, parsePolicyText, type Decision } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { QueueTransport, guardTool } from '../src/index';
+import { EXIT_CODES, InMemoryHeldCalls, QueueTransport, exitCodeOfError, guardTool } from '../src/index';
 
 const deskPolicy = {
   id: 'desk',
@@ -70,7 +71,7 @@ describe('guardTool', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('treats pending (held for approval) as not allowed, carrying the approval token', async () => {
+  it('a held call throws GuardPendingError (never a denial) with the token, its id and expiry; the tool does not run', async () => {
     let ran = false;
     const refund = guardTool(async (_args: { user_id: string; amount: number }) => (ran = true), {
       transport,
@@ -79,13 +80,90 @@ describe('guardTool', () => {
       subject: async () => subject,
     });
     const held = await refund({ user_id: 'u1', amount: 80 }).catch((e: unknown) => e);
-    expect(held).toBeInstanceOf(GuardDeniedError);
-    const decision = (held as GuardDeniedError).decision as Decision;
-    expect(decision.decision).toBe('pending');
-    expect(decision.approval?.token).toMatch(/^apv_/);
-    expect((held as GuardDeniedError).reasons.join(' ')).toContain('refunds over 50 need approval');
+    expect(held).toBeInstanceOf(GuardPendingError);
+    expect(held).not.toBeInstanceOf(GuardDeniedError);
+    const pending = held as GuardPendingError;
+    expect(pending.code).toBe('GUARD_PENDING');
+    expect(pending.token).toMatch(/^apv_/);
+    expect(pending.approvalId).toBe(approvalTokenHash(pending.token));
+    expect(Date.parse(pending.expiresAt!)).toBeGreaterThan(Date.now());
+    expect((pending.decision as Decision).decision).toBe('pending');
+    expect(pending.reasons.join(' ')).toContain('refunds over 50 need approval');
+    expect(pending.message).not.toMatch(/denied/i);
+    expect(pending.message).not.toContain(pending.token);
+    expect(JSON.stringify(pending.toJSON())).not.toContain(pending.token);
+    expect(exitCodeOfError(pending)).toBe(EXIT_CODES.PENDING);
     expect(ran).toBe(false);
     expect(await refund({ user_id: 'u1', amount: 20 })).toBe(true);
+  });
+
+  it('accepts the approval token on retry: still held until approved, then runs once; the same token again is refused and a plain retry is held afresh', async () => {
+    const runs: unknown[] = [];
+    const refund = guardTool(async (args: { user_id: string; amount: number }) => runs.push(args), { transport, policy: 'desk', toolName: 'issue_refund', subject });
+    const args = { user_id: 'u1', amount: 81 };
+    const held = (await refund(args).catch((e: unknown) => e)) as GuardPendingError;
+    const early = await refund(args, { approvalToken: held.token }).catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(GuardPendingError);
+    expect((early as GuardPendingError).token).toBe(held.token);
+    expect(runs).toEqual([]);
+
+    expect(await transport.approve(held.approvalId!, 'supervisor-ann', { reason: 'known customer' })).toBe('approved');
+    expect(await refund(args, { approvalToken: held.token })).toBe(1);
+    expect(runs).toEqual([args]);
+    const reused = await refund(args, { approvalToken: held.token }).catch((e: unknown) => e);
+    expect(reused).toBeInstanceOf(GuardDeniedError);
+    expect((reused as GuardDeniedError).reasons.join(' ')).toContain('already been used');
+    expect(exitCodeOfError(reused)).toBe(EXIT_CODES.DENIED);
+    const afresh = (await refund(args).catch((e: unknown) => e)) as GuardPendingError;
+    expect(afresh).toBeInstanceOf(GuardPendingError);
+    expect(afresh.token).not.toBe(held.token);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('with heldCalls in Redis the retry presents the token itself, in any process: held -> approved -> runs once -> held afresh', async () => {
+    const runs: unknown[] = [];
+    const make = () =>
+      guardTool(async (args: { user_id: string; amount: number }) => runs.push(args), {
+        transport,
+        policy: 'desk',
+        toolName: 'issue_refund',
+        subject,
+        heldCalls: transport.heldCalls(),
+      });
+    const args = { user_id: 'u1', amount: 82 };
+    const held = (await make()(args).catch((e: unknown) => e)) as GuardPendingError;
+    expect(held).toBeInstanceOf(GuardPendingError);
+    // Asked again before anyone decided: still held, with the same token (no second approval to chase).
+    const again = (await make()(args).catch((e: unknown) => e)) as GuardPendingError;
+    expect(again).toBeInstanceOf(GuardPendingError);
+    expect(again.token).toBe(held.token);
+    expect((await transport.listApprovals({ subject: 'u1' })).approvals.filter((a) => a.args.amount === 82)).toHaveLength(1);
+
+    await transport.approve(held.approvalId!, 'supervisor-ann');
+    // Another tool object (another process, a reconnect) finds the token in Redis.
+    expect(await make()(args)).toBe(1);
+    expect(runs).toEqual([args]);
+    const afresh = (await make()(args).catch((e: unknown) => e)) as GuardPendingError;
+    expect(afresh).toBeInstanceOf(GuardPendingError);
+    expect(afresh.token).not.toBe(held.token);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('a rejected call is refused with who rejected it and why; its next retry is held afresh', async () => {
+    let ran = false;
+    const heldCalls = new InMemoryHeldCalls();
+    const refund = guardTool(async (_args: { user_id: string; amount: number }) => (ran = true), { transport, policy: 'desk', toolName: 'issue_refund', subject, heldCalls });
+    const args = { user_id: 'u1', amount: 83 };
+    const held = (await refund(args).catch((e: unknown) => e)) as GuardPendingError;
+    expect(await transport.reject(held.approvalId!, 'supervisor-ann', { reason: 'duplicate of order 7' })).toBe('rejected');
+    expect((await transport.approval(held.token))?.status).toBe('rejected');
+    const refused = await refund(args).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GuardDeniedError);
+    expect((refused as GuardDeniedError).reasons).toContain('the approval was rejected by supervisor-ann: duplicate of order 7');
+    const afresh = (await refund(args).catch((e: unknown) => e)) as GuardPendingError;
+    expect(afresh).toBeInstanceOf(GuardPendingError);
+    expect(afresh.token).not.toBe(held.token);
+    expect(ran).toBe(false);
   });
 
   it('denies a tool the subject\'s role may not call, per the refund-desk example policy', async () => {

@@ -116,6 +116,16 @@ export const GuardConfigSchema = z.object({
    * Secret): the admin key also reads /metrics, but a scraper should not hold it.
    */
   metricsKey: z.string().min(16, 'GUARDAGENT_METRICS_KEY must be at least 16 characters').optional(),
+  /**
+   * Where the gateway POSTs each new held call (signed with HMAC-SHA256), for tenants without a
+   * webhook of their own; `privateHosts: allow` lets tenants' own webhooks reach private,
+   * loopback and link-local addresses (the deployment's is never restricted).
+   */
+  approvalWebhook: z.object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
+    secret: z.string().min(16, 'GUARDAGENT_APPROVAL_WEBHOOK_SECRET must be at least 16 characters').optional(),
+    privateHosts: z.enum(['deny', 'allow']).default('deny'),
+  }),
 });
 export type GuardConfig = z.output<typeof GuardConfigSchema>;
 
@@ -160,6 +170,9 @@ const ENV_NAMES: Record<string, string> = {
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
   metricsKey: 'GUARDAGENT_METRICS_KEY',
+  'approvalWebhook.url': 'GUARDAGENT_APPROVAL_WEBHOOK_URL',
+  'approvalWebhook.secret': 'GUARDAGENT_APPROVAL_WEBHOOK_SECRET',
+  'approvalWebhook.privateHosts': 'GUARDAGENT_APPROVAL_WEBHOOK_PRIVATE_HOSTS',
 };
 
 /** Environment variable of each config field, for docs and error messages. */
@@ -222,6 +235,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),
     metricsKey: read('metricsKey'),
+    approvalWebhook: {
+      url: read('approvalWebhook.url'),
+      secret: read('approvalWebhook.secret'),
+      privateHosts: read('approvalWebhook.privateHosts'),
+    },
   };
   const parsed = GuardConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -239,6 +257,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (config.metricsKey !== undefined && config.metricsKey === config.adminKey) {
     const problem = 'GUARDAGENT_METRICS_KEY: must differ from GUARDAGENT_ADMIN_KEY (a scraper holding it could do everything the admin key does)';
+    throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
+  }
+  if ((config.approvalWebhook.url === undefined) !== (config.approvalWebhook.secret === undefined)) {
+    const problem = 'GUARDAGENT_APPROVAL_WEBHOOK_URL and GUARDAGENT_APPROVAL_WEBHOOK_SECRET: set both or neither (every webhook is signed)';
     throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
   }
   // On a cluster every key carries the prefix as a hash tag (see keyPrefixFor).

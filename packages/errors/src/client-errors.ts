@@ -13,7 +13,7 @@ export class CheckTimeoutError extends GuardAgentError {
   }
 }
 
-/** Thrown by guarded tools when the guard denies (or holds for approval) a call. */
+/** Thrown by guarded tools when the guard denies a call (a held one throws GuardPendingError). */
 export class GuardDeniedError extends GuardAgentError {
   readonly code = 'GUARD_DENIED';
   readonly reasons: string[];
@@ -21,6 +21,40 @@ export class GuardDeniedError extends GuardAgentError {
   constructor(tool: string, reasons: string[], decision: unknown) {
     super(`Guard denied ${tool}: ${reasons.join('; ') || 'no reason given'}`, { tool, reasons });
     this.reasons = reasons;
+    this.decision = decision;
+  }
+}
+
+/**
+ * Thrown by guarded tools when the guard holds a call for a person's approval (`decision:
+ * pending`), and when a retry presents a token nobody has decided yet. Never a denial: once an
+ * approver approves it (the API, `guardagent approve`, or the agent SDK's own approval flow), the
+ * identical call retried with `token` runs once. `approvalId` names it in approval lists, webhooks
+ * and URLs; the token itself stays out of `message` and `details`.
+ */
+export class GuardPendingError extends GuardAgentError {
+  readonly code = 'GUARD_PENDING';
+  readonly tool: string;
+  readonly reasons: string[];
+  /** The single-use approval token to present on the retry (`context.approvalToken`). */
+  readonly token: string;
+  readonly approvalId: string | null;
+  /** ISO time after which the call can be neither approved nor run (null when not known). */
+  readonly expiresAt: string | null;
+  readonly decision: unknown;
+  constructor(tool: string, held: { token: string; id?: string | null; expiresAt?: string | null; reasons: string[] }, decision: unknown) {
+    const until = held.expiresAt ? `, until ${held.expiresAt}` : '';
+    super(`GuardAgent held the call to '${tool}' for approval: ${held.reasons.join('; ') || 'an approver must approve it'} (approval ${held.id ?? 'unknown'}${until})`, {
+      tool,
+      reasons: held.reasons,
+      approvalId: held.id ?? null,
+      expiresAt: held.expiresAt ?? null,
+    });
+    this.tool = tool;
+    this.reasons = held.reasons;
+    this.token = held.token;
+    this.approvalId = held.id ?? null;
+    this.expiresAt = held.expiresAt ?? null;
     this.decision = decision;
   }
 }

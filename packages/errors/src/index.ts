@@ -8,6 +8,7 @@ export { NoCompiledProgramError, VerificationFailedError } from './policy-errors
 export {
   CheckTimeoutError,
   GuardDeniedError,
+  GuardPendingError,
   UnavailableError,
   UnauthorizedError,
   ConfigError,

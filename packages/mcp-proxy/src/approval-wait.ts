@@ -1,5 +1,4 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { NOT_YET_APPROVED_REASON } from '@guardagent/rails';
 import type { JsonObject } from '@guardagent/schemas';
 import type { CallContext, CallGuard, CallVerdict } from './call-guard';
 
@@ -42,7 +41,7 @@ export async function offerToWaitForApproval(
       mode: 'form',
       message:
         `GuardAgent held the call to '${call.tool}' (${held.reasons.join('; ')}). ` +
-        `An approver must approve token ${held.token}. Wait here for the approval?`,
+        `An approver must approve it (approval id ${held.id}). Wait here for the approval?`,
       requestedSchema: { type: 'object', properties: { wait: { type: 'boolean', title: 'Wait for approval', default: true } }, required: ['wait'] },
     });
   } catch {
@@ -53,7 +52,7 @@ export async function offerToWaitForApproval(
   const deadline = Date.now() + (options.maxMs ?? 45_000);
   for (;;) {
     const verdict = await guard.checkCall(call.tool, call.args, call.context);
-    const waiting = verdict.outcome === 'deny' && verdict.decision !== null && verdict.reasons.includes(NOT_YET_APPROVED_REASON);
+    const waiting = verdict.outcome === 'pending' && verdict.waiting && verdict.token === held.token;
     if (!waiting || Date.now() >= deadline || call.signal.aborted) return waiting ? held : verdict;
     await delay(options.intervalMs ?? 1000, call.signal);
   }

@@ -1,8 +1,6 @@
-import type { AdmitJobs, CheckOptions, SubjectInput } from '@guardagent/client';
+import { checkGuardedCall, type AdmitJobs, type CheckOptions, type HeldCalls, type SubjectInput } from '@guardagent/client';
 import { GuardAgentError, QuotaExceededError, ValidationError } from '@guardagent/errors';
-import { NOT_YET_APPROVED_REASON } from '@guardagent/rails';
 import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
-import type { ApprovalMemory } from './approval-memory';
 import type { InputFilters } from './inspect-fields';
 
 /** What the proxy knows of the conversation around a call (it never sees the model's messages). */
@@ -20,7 +18,8 @@ export type CallVerdict =
   /** `args`: what to forward, the redacted arguments when the policy redacts PII from them. */
   | { outcome: 'forward'; decision: Decision; args: JsonObject }
   | { outcome: 'deny'; decision: Decision | null; reasons: string[] }
-  | { outcome: 'pending'; decision: Decision; token: string; expiresAt: string; reasons: string[] };
+  /** `waiting`: a retry presented the token of this call held before, and nobody has decided it yet. */
+  | { outcome: 'pending'; decision: Decision; token: string; id: string; expiresAt: string | null; reasons: string[]; waiting: boolean };
 
 /**
  * The guard's answer for one text the upstream returned. `inspected` says the guard read the text
@@ -52,7 +51,11 @@ export interface CallGuardOptions {
   /** The whole policy (sent inline, so each tenant needs no registration step) or a registered id. */
   policy: PolicyInput | string;
   subject: SubjectInput;
-  approvals: ApprovalMemory;
+  /**
+   * The tokens of the calls held, per subject and canonical tool + arguments: RedisHeldCalls (per
+   * tenant) so that a reconnected client, or another proxy process, presents the same token.
+   */
+  heldCalls: HeldCalls;
   /** How long to wait for a decision (default 10 s); past it the call is undecided. */
   timeoutMs?: number;
   /**
@@ -73,8 +76,8 @@ const describeError = (error: unknown): string =>
 
 /**
  * Turns MCP tool calls and tool results into guard jobs on the normal queues and reads the
- * decisions. Approval tokens of held calls are remembered per subject and canonical tool + args,
- * and presented when the same call comes again.
+ * decisions. Approval tokens of held calls are remembered (HeldCalls) per subject and canonical
+ * tool + args, and presented when the same call comes again.
  */
 export class CallGuard {
   /** The policy's input filters, when the policy is given whole (to say where a refused text's finding is). */
@@ -104,8 +107,7 @@ export class CallGuard {
   }
 
   async checkCall(tool: string, args: JsonObject, context: CallContext): Promise<CallVerdict> {
-    const { subject, approvals } = this.options;
-    const token = approvals.get(subject.id, tool, args);
+    const { subject, heldCalls } = this.options;
     const job: GuardJobInput = {
       policy: this.options.policy,
       input: '',
@@ -118,12 +120,18 @@ export class CallGuard {
           upstream: context.upstream,
           recentCalls: context.recentCalls.map((c) => ({ tool: c.tool, decision: c.decision })),
         },
-        ...(token ? { approvalToken: token } : {}),
       },
     };
-    let decision: Decision;
     try {
-      decision = await this.decide(job, false);
+      // The token of the same call held before is presented (the client cannot): approved, it runs once.
+      const outcome = await checkGuardedCall({ check: (checked) => this.decide(checked, false), job, subjectId: subject.id, tool, args, heldCalls });
+      const reasons = outcome.decision.reasons.length > 0 ? outcome.decision.reasons : [`${outcome.decision.decision} by the guard`];
+      if (outcome.kind === 'allow') return { outcome: 'forward', decision: outcome.decision, args: outcome.args };
+      if (outcome.kind === 'pending') {
+        const { token, id, expiresAt } = outcome.held;
+        return { outcome: 'pending', decision: outcome.decision, token, id, expiresAt, reasons: outcome.held.reasons.length > 0 ? outcome.held.reasons : reasons, waiting: outcome.decision.decision !== 'pending' };
+      }
+      return { outcome: 'deny', decision: outcome.decision, reasons };
     } catch (error) {
       if (error instanceof QuotaExceededError) {
         return { outcome: 'deny', decision: null, reasons: [`${quotaMessage(error)}; the call was not forwarded`] };
@@ -136,19 +144,6 @@ export class CallGuard {
       // is refused whatever it says (docs/architecture.md, failure semantics).
       return { outcome: 'deny', decision: null, reasons: [`GuardAgent could not decide (${describeError(error)}); the call was not forwarded`] };
     }
-    const reasons = decision.reasons.length > 0 ? decision.reasons : [`${decision.decision} by the guard`];
-    if (decision.decision === 'allow') {
-      if (token) approvals.forget(subject.id, tool, args);
-      return { outcome: 'forward', decision, args: (decision.redacted?.args as JsonObject | undefined) ?? args };
-    }
-    if (decision.decision === 'pending' && decision.approval) {
-      approvals.remember(subject.id, tool, args, decision.approval.token, decision.approval.expiresAt);
-      return { outcome: 'pending', decision, token: decision.approval.token, expiresAt: decision.approval.expiresAt, reasons };
-    }
-    // A token that is used, expired or refused is dropped, so the next identical call is held
-    // afresh; one that only waits for its approver is kept.
-    if (token && !decision.reasons.includes(NOT_YET_APPROVED_REASON)) approvals.forget(subject.id, tool, args);
-    return { outcome: 'deny', decision, reasons };
   }
 
   /**

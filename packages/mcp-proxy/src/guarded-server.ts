@@ -150,7 +150,7 @@ export function createGuardedServer(options: GuardedServerOptions): Server {
     log('tool call', { tool: exposed, outcome: verdict.outcome, decisionId: verdict.decision?.id });
     remember(exposed, verdict.outcome === 'forward' ? 'allow' : verdict.outcome);
     if (verdict.outcome === 'deny') return deniedResult(exposed, verdict.reasons, verdict.decision);
-    if (verdict.outcome === 'pending') return heldResult(exposed, verdict.reasons, verdict.decision, verdict.token, verdict.expiresAt);
+    if (verdict.outcome === 'pending') return heldResult(exposed, verdict, verdict.decision);
 
     // Only a tool whose catalogue entry passed the rails is called: one hidden for a poisoned
     // description stays uncallable by name too.

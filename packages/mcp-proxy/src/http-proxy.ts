@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { SubjectInput } from '@guardagent/client';
+import { InMemoryHeldCalls, type HeldCalls, type SubjectInput } from '@guardagent/client';
 import type { Policy } from '@guardagent/schemas';
-import { ApprovalMemory } from './approval-memory';
 import { CallGuard, type CheckingTransport, type JobAdmission } from './call-guard';
 import { createGuardedServer } from './guarded-server';
 import { ToolVerdicts } from './tool-catalogue';
@@ -34,6 +33,11 @@ export interface HttpProxyOptions {
    * goes through it. Without it, the proxy enforces no quota.
    */
   admissionFor?(tenant: string): JobAdmission | Promise<JobAdmission>;
+  /**
+   * Where the tenant's held calls are kept (RedisHeldCalls: every session, reconnect and proxy
+   * process of the tenant agrees on them). Without it, in this process only.
+   */
+  heldCallsFor?(tenant: string): HeldCalls | Promise<HeldCalls>;
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
@@ -89,7 +93,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
   const maxPerTenant = options.maxSessionsPerTenant ?? 100;
   const log = options.log ?? (() => undefined);
   const sessions = new Map<string, Session>();
-  const approvalsByTenant = new Map<string, ApprovalMemory>();
+  const heldByTenant = new Map<string, HeldCalls>();
   const verdictsByTenant = new Map<string, ToolVerdicts>();
   const now = options.now ?? Date.now;
   const idleMs = options.idleMs ?? 30 * 60_000;
@@ -123,7 +127,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       transport: await options.transportFor(caller.tenant),
       policy: options.policy,
       subject: caller.subject,
-      approvals: perTenant(approvalsByTenant, caller.tenant, () => new ApprovalMemory()),
+      heldCalls: options.heldCallsFor ? await options.heldCallsFor(caller.tenant) : perTenant(heldByTenant, caller.tenant, () => new InMemoryHeldCalls()),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.admissionFor ? { admission: await options.admissionFor(caller.tenant) } : {}),
     });

@@ -1,4 +1,3 @@
-export { ApprovalMemory } from './approval-memory';
 export { CallGuard, type CallGuardOptions, type CallContext, type CallVerdict, type TextVerdict, type JobAdmission, type CheckingTransport } from './call-guard';
 export { createGuardedServer, type GuardedServerOptions, MAX_LIST_PAGES, MAX_TOOLS } from './guarded-server';
 export { LineStdioServerTransport, MAX_LINE_BYTES } from './line-stdio-transport';

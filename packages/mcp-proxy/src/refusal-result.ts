@@ -22,19 +22,28 @@ export function deniedResult(tool: string, reasons: readonly string[], decision:
   };
 }
 
-export function heldResult(tool: string, reasons: readonly string[], decision: Decision, token: string, expiresAt: string): CallToolResult {
+/** A held call (or a retry of one nobody decided yet) as a tool error result: the reasons, the token, its id and expiry. */
+export function heldResult(
+  tool: string,
+  held: { reasons: readonly string[]; token: string; id: string; expiresAt: string | null; waiting: boolean },
+  decision: Decision,
+): CallToolResult {
+  const expiry = held.expiresAt ? ` (expires ${held.expiresAt})` : '';
+  const opening = held.waiting
+    ? `GuardAgent still holds the call to '${tool}' for approval (${held.reasons.join('; ')}): the approval token has not been approved yet. `
+    : `GuardAgent held the call to '${tool}' for approval (${held.reasons.join('; ')}). `;
   return {
     isError: true,
     content: [
       {
         type: 'text',
         text:
-          `GuardAgent held the call to '${tool}' for approval (${reasons.join('; ')}). ` +
-          `Approval token: ${token} (expires ${expiresAt}). It was not run. ` +
-          'Once a human approves the token, make exactly the same call again (same tool, same arguments): it will run once.',
+          opening +
+          `Approval id: ${held.id}; approval token: ${held.token}${expiry}. It was not run. ` +
+          'Once a human approves it, make exactly the same call again (same tool, same arguments): it will run once.',
       },
     ],
-    _meta: meta(decision, { approval: { token, expiresAt } }),
+    _meta: meta(decision, { approval: { token: held.token, id: held.id, expiresAt: held.expiresAt } }),
   };
 }
 

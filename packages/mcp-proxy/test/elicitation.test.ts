@@ -30,7 +30,7 @@ async function clientAnswering(answer: (message: string) => Promise<ElicitResult
   await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { authorization: 'Bearer k' } } }));
   return client;
 }
-const tokenIn = (text: string) => /apv_[A-Za-z0-9_-]+/.exec(text)?.[0] ?? '';
+const approvalIdIn = (text: string) => /approval id ([0-9a-f]{64})/.exec(text)?.[1] ?? '';
 
 beforeAll(async () => {
   workers = await startWorkers(testRedisUrl(), uniquePrefix('mcpelicit'));
@@ -54,7 +54,7 @@ describe('elicitation on a held call', () => {
     const asked: string[] = [];
     const client = await clientAnswering(async (message) => {
       asked.push(message);
-      expect(await workers.transport.approve(tokenIn(message), 'ops-lead')).toBe('approved');
+      expect(await workers.transport.approve(approvalIdIn(message), 'ops-lead')).toBe('approved');
       return { action: 'accept', content: { wait: true } };
     });
     const result = await client.callTool({ name: 'echo', arguments: { message: 'LOUD hello' } });

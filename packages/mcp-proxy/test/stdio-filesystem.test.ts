@@ -100,6 +100,7 @@ describe('guardagent mcp over stdio, in front of server-filesystem', () => {
     const early = await call();
     expect(early.isError).toBe(true);
     expect(textOf(early)).toContain('has not been approved yet');
+    expect(textOf(early)).not.toMatch(/denied/i);
     expect(existsSync(script)).toBe(false);
 
     expect(await workers.transport.approve(token, 'ops-lead')).toBe('approved');
@@ -111,6 +112,50 @@ describe('guardagent mcp over stdio, in front of server-filesystem', () => {
     const again = await call();
     expect(again.isError).toBe(true);
     expect(existsSync(script)).toBe(false);
+  });
+
+  it('keeps held calls in Redis: a reconnected client and a second proxy process agree (held -> approved -> runs once -> held afresh)', async () => {
+    const script = join(root, 'notes', 'deploy.sh');
+    const args = { path: script, content: 'echo deploy\n' };
+    const start = () =>
+      connectStdioProxy({
+        redisUrl,
+        prefix,
+        cliArgs: ['--policy', join(root, 'policy.json'), '--subject', JSON.stringify(subject), '--', process.execPath, FILESYSTEM_SERVER, root],
+      });
+    const first = await start();
+    const held = await first.client.callTool({ name: 'write_file', arguments: args });
+    const approval = (held._meta!['guardagent/decision'] as { approval: { token: string; id: string } }).approval;
+    expect(approval.id).toMatch(/^[0-9a-f]{64}$/);
+    expect(textOf(held)).toContain(`Approval id: ${approval.id}`);
+    // The client goes away (the assistant restarts): its proxy process ends with it.
+    await first.close();
+
+    const second = await start();
+    const third = await start();
+    try {
+      // A new process, before anyone decided: it presents the same token and says the call still waits.
+      const early = await second.client.callTool({ name: 'write_file', arguments: args });
+      expect(textOf(early)).toContain('still holds the call');
+      expect((early._meta!['guardagent/decision'] as { approval: { token: string } }).approval.token).toBe(approval.token);
+      expect(await workers.transport.approve(approval.id, 'ops-lead')).toBe('approved');
+      // Either running proxy presents it; the first to retry runs the call, once.
+      const ran = await third.client.callTool({ name: 'write_file', arguments: args });
+      expect(ran.isError).toBeFalsy();
+      expect(readFileSync(script, 'utf8')).toBe('echo deploy\n');
+      rmSync(script);
+      // The other proxy does not present the used token: the same call is held afresh, with a new token.
+      const afresh = await second.client.callTool({ name: 'write_file', arguments: args });
+      expect(afresh.isError).toBe(true);
+      expect(textOf(afresh)).toContain("held the call to 'write_file' for approval");
+      const renewed = (afresh._meta!['guardagent/decision'] as { approval: { token: string } }).approval.token;
+      expect(renewed).toMatch(/^apv_/);
+      expect(renewed).not.toBe(approval.token);
+      expect(existsSync(script)).toBe(false);
+    } finally {
+      await second.close();
+      await third.close();
+    }
   });
 
   it('forwards a call with the PII the policy redacts from its arguments replaced, never the client\'s own arguments', async () => {

@@ -40,6 +40,7 @@ export function createRailsRuntime(redis: Redis, prefix: string, offload?: Rails
           tenant: replayId === null ? tenant : `${tenant}\u0000replay\u0000${replayId}`,
           policyId: registered.policy.id,
           callId,
+          ...(options.decisionId ? { decisionId: options.decisionId } : {}),
           ...(offload ? { offload } : {}),
         },
       );

@@ -9,7 +9,7 @@ export interface RailsVerdict {
   rules: string[];
   /** What the filters redacted; `args`: the tool call's arguments the tool must run with. */
   redacted?: Redacted;
-  approval?: { token: string; expiresAt: string };
+  approval?: { token: string; id: string; expiresAt: string };
   /** The approval token's record, to be written only with the pending decision that carries it. */
   approvalRecord?: HashWrite;
 }
@@ -21,5 +21,5 @@ export interface RailsRuntime {
    * approval kept). With `replayId`, rate limits count in that replay's own windows and no approval
    * token is issued: a replayed check never uses up a live caller's budget or creates a usable token.
    */
-  evaluate(tenant: string, registered: RegisteredPolicy, job: StageJobPayload, callId: string, options?: { replayId?: string | null }): Promise<RailsVerdict>;
+  evaluate(tenant: string, registered: RegisteredPolicy, job: StageJobPayload, callId: string, options?: { replayId?: string | null; decisionId?: string }): Promise<RailsVerdict>;
 }

@@ -18,6 +18,7 @@ export const DEPLOYMENT_SEGMENTS = {
   approval: 'approval',
   rateLimits: 'rl',
   sandboxPools: 'sandbox-pools',
+  webhooks: 'webhooks',
 } as const;
 
 /** Tenant ids that would share key space with the deployment's own keys (see DEPLOYMENT_SEGMENTS). */
@@ -46,6 +47,19 @@ export function keys(prefix: string) {
     /** The chunk job carrying a check (only when its producer records it: locateChecks). */
     checkChunk: (tenant: string, id: string) => `${prefix}:${tenant}:check-chunk:${id}`,
     compileResult: (tenant: string, id: string) => `${prefix}:${tenant}:compile:${id}`,
+    /**
+     * The tenant's open approvals (pending, or approved and not used): approval id by creation time
+     * (a sorted set; entries decided, used or expired are dropped when a listing meets them).
+     */
+    approvalIndex: (tenant: string) => `${prefix}:${tenant}:approvals`,
+    /** Where the MCP proxy keeps the token of a call it held, per subject and call (see RedisHeldCalls). */
+    heldCall: (tenant: string, hash: string) => `${prefix}:${tenant}:held-call:${hash}`,
+    /** Approval webhooks to deliver: approval id by when it is due (a sorted set; see ApprovalWebhooks). */
+    approvalWebhooks: () => `${prefix}:${D.webhooks}:approvals`,
+    /** Delivery attempts of each approval webhook so far (a hash: approval id → count). */
+    approvalWebhookAttempts: () => `${prefix}:${D.webhooks}:approval-attempts`,
+    /** A tenant's own approval webhook (a hash: url, secret, createdAt); under the deployment's prefix. */
+    tenantWebhook: (id: string) => `${prefix}:${D.tenants}:${id}:webhook`,
     replyChannel: (clientId: string) => `${prefix}:${D.replies}:${clientId}`,
     policyCurrent: (tenant: string, id: string) => `${prefix}:${tenant}:policy:${id}`,
     policyIndex: (tenant: string) => `${prefix}:${tenant}:policies`,

@@ -40,15 +40,22 @@ export interface ReplyMessage {
 // A decision that carries a shadow's (see Decision.shadow) counts whether the shadow agreed in
 // the shadow counts (KEYS[3]), labelled by policy as the decision counts are.
 //
+// The approval record is also listed in its tenant's index of open approvals (kept at least as
+// long as the record) and queued for its webhook (see ApprovalWebhooks), so a webhook exists
+// exactly when its pending decision does. The webhook queue is capped at WEBHOOK_QUEUE_MAX
+// entries (the oldest due go first), for a deployment that runs no gateway to deliver them.
+//
 // KEYS: [1] decision counts, [2] fence lock, [3] shadow counts, then SAVE_KEYS per decision: decision, batch counts,
-// batch results, tenant in-flight set, tenant policy labels, approval record, decision log.
+// batch results, tenant in-flight set, tenant policy labels, approval record, decision log,
+// approval index, webhook queue.
 // ARGV: [1] ttl s, [2] fence token, [3] policies per tenant, [4] log entries cap, [5] oldest log
 // entry id kept (ms), then SAVE_ARGS per decision: decision JSON, count field, count field past
 // the policy cap, reply channel, message head (the message is head .. decision JSON .. '}'), batch outcome, id, policy id, approval record ttl ms,
 // approval record pairs (JSON array), log entry JSON, shadow count field, shadow count field past
-// the policy cap.
-const SAVE_KEYS = 7;
-const SAVE_ARGS = 13;
+// the policy cap, approval id, approval index score, webhook due score.
+const SAVE_KEYS = 9;
+const SAVE_ARGS = 16;
+const WEBHOOK_QUEUE_MAX = 100_000;
 const SAVE_DECISIONS = new RedisScript(
   'save-decisions',
   `
@@ -111,6 +118,15 @@ for i = 0, n - 1 do
     if ARGV[a + 9] ~= '' then
       redis.call('HSET', KEYS[k + 6], unpack(cjson.decode(ARGV[a + 10])))
       redis.call('PEXPIRE', KEYS[k + 6], ARGV[a + 9])
+      if ARGV[a + 14] ~= '' then
+        redis.call('ZADD', KEYS[k + 8], ARGV[a + 15], ARGV[a + 14])
+        if redis.call('PTTL', KEYS[k + 8]) < tonumber(ARGV[a + 9]) then redis.call('PEXPIRE', KEYS[k + 8], ARGV[a + 9]) end
+        if ARGV[a + 16] ~= '' then
+          redis.call('ZADD', KEYS[k + 9], ARGV[a + 16], ARGV[a + 14])
+          local over = redis.call('ZCARD', KEYS[k + 9]) - ${WEBHOOK_QUEUE_MAX}
+          if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[k + 9], 0, over - 1) end
+        end
+      end
     end
     if ARGV[a + 11] ~= '' then
       redis.call('XADD', KEYS[k + 7], 'MAXLEN', ARGV[4], '*', 'e', ARGV[a + 11])
@@ -182,11 +198,24 @@ export interface DecisionLogRetention {
 
 export const DEFAULT_DECISION_LOG_RETENTION: DecisionLogRetention = { maxEntries: 100_000, maxAgeSeconds: 7 * 86_400 };
 
-/** A Redis hash (with its expiry) to write together with something else, atomically. */
+/** A member to add to a sorted set together with a HashWrite. */
+interface SortedSetEntry {
+  key: string;
+  member: string;
+  score: number;
+}
+
+/**
+ * A Redis hash (with its expiry) to write together with something else, atomically. `index`: a
+ * sorted set the hash is listed in, kept at least as long as the hash; `outbox`: a sorted set of
+ * work to do about it (an approval's webhook), with no expiry.
+ */
 export interface HashWrite {
   key: string;
   fields: Record<string, string>;
   ttlMs: number;
+  index?: SortedSetEntry;
+  outbox?: SortedSetEntry;
 }
 
 /** A BullMQ job lock held by a worker, as a fencing token for writes made while running the job. */
@@ -245,6 +274,8 @@ export class ResultStore {
         this.keys.metricsPolicies(tenant),
         record?.key ?? this.keys.metricsDecisions(),
         this.keys.decisionLog(tenant),
+        record?.index?.key ?? this.keys.metricsDecisions(),
+        record?.outbox?.key ?? this.keys.metricsDecisions(),
       );
       args.push(
         decisionJson,
@@ -259,6 +290,9 @@ export class ResultStore {
         record ? JSON.stringify(Object.entries(record.fields).flat()) : '',
         logEntry ?? '',
         ...shadowCountFields(tenant, decision),
+        record?.index?.member ?? '',
+        record?.index ? String(record.index.score) : '',
+        record?.index && record.outbox ? String(record.outbox.score) : '',
       );
     }
     const stored = (await SAVE_DECISIONS.run(this.redis, keys, args)) as number | number[];

@@ -25,6 +25,8 @@ export interface RailsDeps {
   deadlineMs?: number;
   /** The guard job's id, so a re-run of the same job is neither counted twice nor refused its approval. */
   callId?: string;
+  /** The decision id of the job (kept with an approval it issues, for the approver). */
+  decisionId?: string;
   /**
    * Where the filters of a job heavier than INLINE_MAX_CHARS run, off the caller's event loop
    * (RailsWorkerPool), within RAILS_OFFLOAD_DEADLINE_MS (or `deadlineMs`). Without it every job
@@ -130,13 +132,24 @@ function restoreCheck(compiled: CompiledRails, check: SerializedCheck): RailsChe
 /** The reason of a deny for a token that exists but is not approved yet (callers may keep the token). */
 export const NOT_YET_APPROVED_REASON = 'the approval token has not been approved yet';
 
+/** The start of the reason of a deny for a token a person rejected (the rest names who and why). */
+export const REJECTED_REASON = 'the approval was rejected';
+
 const CONSUME_REASONS: Record<Exclude<ConsumeResult, 'allowed'>, string> = {
   'not-approved': NOT_YET_APPROVED_REASON,
+  rejected: REJECTED_REASON,
   expired: 'the approval token has expired',
   mismatch: 'the approval token was issued for a different call (tool, arguments or subject)',
   used: 'the approval token has already been used',
   unknown: 'the approval token is unknown',
 };
+
+/** "the approval was rejected by <who>: <why>", the reason the model reads for a rejected call. */
+async function rejectionReason(approvals: ApprovalStore, token: string, tenant: string): Promise<string> {
+  const record = await approvals.get(token, { tenant });
+  const by = record?.approver ? ` by ${record.approver}` : '';
+  return record?.reason ? `${REJECTED_REASON}${by}: ${record.reason}` : `${REJECTED_REASON}${by}`;
+}
 
 function finish(
   check: RailsCheck,
@@ -196,6 +209,9 @@ export async function evaluateRails(compiled: CompiledRails, job: RailsJob, deps
       args: work.args,
       subjectId: work.subjectId,
       ttlSeconds: compiled.approvalTtlSeconds,
+      reasons: work.approvalRules.map((rule) => rule.message),
+      rules: work.approvalRules.map((rule) => rule.ruleId),
+      ...(deps.decisionId ? { callId: deps.decisionId } : {}),
     });
     timings.approval = elapsedUs(t);
     return finish(check, 'pending', started, { approval: ticket, timings });
@@ -218,7 +234,7 @@ export async function evaluateRails(compiled: CompiledRails, job: RailsJob, deps
     const status = await deps.approvals.peek(token, call);
     timings.approval = elapsedUs(t);
     if (status !== 'allowed') {
-      state.fire(approvalRule, CONSUME_REASONS[status]);
+      state.fire(approvalRule, status === 'rejected' ? await rejectionReason(deps.approvals, token, tenant) : CONSUME_REASONS[status]);
       return finish(check, 'deny', started, { timings });
     }
   }
@@ -256,7 +272,7 @@ export async function evaluateRails(compiled: CompiledRails, job: RailsJob, deps
   const consumed = await deps.approvals.consume(token, call);
   timings.approval = (timings.approval ?? 0) + elapsedUs(t);
   if (consumed !== 'allowed') {
-    state.fire(approvalRule, CONSUME_REASONS[consumed]);
+    state.fire(approvalRule, consumed === 'rejected' ? await rejectionReason(deps.approvals, token, tenant) : CONSUME_REASONS[consumed]);
     return finish(check, 'deny', started, { timings });
   }
   state.fire(approvalRule, `approved call to '${work.tool.name}' (single-use token consumed)`);

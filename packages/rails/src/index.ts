@@ -1,7 +1,7 @@
 export { compileRails } from './compile-rails';
 export { railsIssues, assertPolicyValid } from './lint/rails-issues';
 export type { CompiledRails, CompiledTool, CompiledCondition, CompiledPiiFilter } from './compiled-rails';
-export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, INLINE_MAX_CHARS, RAILS_OFFLOAD_DEADLINE_MS, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, REJECTED_REASON, INLINE_MAX_CHARS, RAILS_OFFLOAD_DEADLINE_MS, type RailsDeps, type RailsCheck } from './evaluate-rails';
 export { RailsWorkerPool, type RailsWorkerPoolOptions } from './offload/rails-worker-pool';
 export type { RailsOffload, OffloadResult, OffloadFailure } from './offload/offload-types';
 export { jsonChars } from './offload/rails-weight';
@@ -25,13 +25,16 @@ export type {
   ApprovalTicket,
   ApprovalRecord,
   ApprovalCall,
+  ApprovalStatus,
   ApproveResult,
+  RejectResult,
   ConsumeResult,
+  DecideOptions,
 } from './stores/approval-store';
-export { RedisApprovalStore, type RedisApprovalStoreOptions, type PreparedApproval } from './stores/redis-approval-store';
+export { RedisApprovalStore, type RedisApprovalStoreOptions, type PreparedApproval, type ApprovalQuery, type ApprovalPage } from './stores/redis-approval-store';
 export { DeferredApprovalStore } from './stores/deferred-approval-store';
 export { InMemoryApprovalStore } from './stores/in-memory-approval-store';
-export { newApprovalToken, approvalTokenHash, looksLikeApprovalToken } from './stores/approval-token';
+export { newApprovalToken, approvalTokenHash, looksLikeApprovalToken, looksLikeApprovalId, approvalIdOf } from './stores/approval-token';
 export { benchmarkRailsEval, BENCHMARK_RAILS_CONFIG } from './benchmark';
 export { RAILS_DEADLINE_MS } from './check-text';
 export { normalizeText, readLeetspeak, sourceSpan, type NormalizedText, type NormalizeOptions } from './text/normalize-text';

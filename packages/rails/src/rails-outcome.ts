@@ -22,7 +22,7 @@ export interface RailsOutcome {
    */
   redacted?: { input?: string; output?: string; message?: string; args?: Record<string, unknown> };
   /** For `pending` with an approval store: the single-use token that approves exactly this call. */
-  approval?: { token: string; expiresAt: string };
+  approval?: { token: string; id: string; expiresAt: string };
   /** What the filters saw (counts only, never the matched text), for decision details and logs. */
   findings: {
     injection?: { score: number; signals: string[] };

@@ -93,19 +93,126 @@ describe.each(factories)('%s', (_name, make) => {
     expect(await store.consume(token, { ...call, tenant: 'other' })).toBe('unknown');
     expect(await store.consume(token, call)).toBe('allowed');
   });
+
+  it('rejects with the approver and a reason: the token is refused for good, the reason kept for the model', async () => {
+    const { store } = setup();
+    const { token } = await store.create(refund);
+    expect(await store.reject(token, 'supervisor-ann', { reason: 'not on a Sunday' })).toBe('rejected');
+    expect(await store.get(token)).toMatchObject({ status: 'rejected', approver: 'supervisor-ann', reason: 'not on a Sunday' });
+    expect(await store.peek(token, call)).toBe('rejected');
+    expect(await store.consume(token, call)).toBe('rejected');
+    expect(await store.approve(token, 'supervisor-bob')).toBe('rejected');
+    expect(await store.reject(token, 'supervisor-bob')).toBe('already-rejected');
+    expect((await store.get(token))?.approver).toBe('supervisor-ann');
+    // A mismatching call learns nothing of the rejection.
+    expect(await store.consume(token, { ...call, subjectId: 'cust-2' })).toBe('mismatch');
+  });
+
+  it('a rejection withdraws an approval not used yet; a used or expired token cannot be rejected', async () => {
+    const { store, clock } = setup();
+    const approvedFirst = await store.create(refund);
+    await store.approve(approvedFirst.token, 'ann');
+    expect(await store.reject(approvedFirst.token, 'bob', { reason: 'approved by mistake' })).toBe('rejected');
+    expect(await store.consume(approvedFirst.token, call)).toBe('rejected');
+    const used = await store.create(refund);
+    await store.approve(used.token, 'ann');
+    expect(await store.consume(used.token, call)).toBe('allowed');
+    expect(await store.reject(used.token, 'bob')).toBe('used');
+    const late = await store.create(refund);
+    clock.now += 900_000;
+    expect(await store.reject(late.token, 'bob')).toBe('expired');
+    expect((await store.get(late.token))?.status).toBe('expired');
+    await expect(store.reject(late.token, 'bob', { reason: 'x'.repeat(1001) })).rejects.toThrow(/reason/);
+  });
+
+  it('names a held call by its id (the token\'s sha256), which decides and reads it but is never the token', async () => {
+    const { store } = setup();
+    const ticket = await store.create({ ...refund, reasons: ['refunds over 50 need approval'], rules: ['tools.issue_refund.approval.over-50'], callId: 'job-1' });
+    expect(ticket.id).toBe(approvalTokenHash(ticket.token));
+    expect(await store.get(ticket.id)).toMatchObject({
+      id: ticket.id,
+      status: 'pending',
+      reasons: ['refunds over 50 need approval'],
+      rules: ['tools.issue_refund.approval.over-50'],
+      decisionId: 'job-1',
+      expiresAt: ticket.expiresAt,
+    });
+    expect(await store.approve(ticket.id, 'ann', { tenant: 'acme' })).toBe('approved');
+    expect(await store.consume(ticket.id, call)).toBe('unknown');
+    expect(await store.consume(ticket.token, call)).toBe('allowed');
+    expect(await store.get('not-a-token-or-id')).toBeNull();
+    expect(await store.approve(ticket.id.toUpperCase(), 'ann')).toBe('unknown');
+  });
 });
 
 describe('RedisApprovalStore specifics', () => {
-  it('stores only the token hash', async () => {
+  it('stores only the token hash (the record, its tenant\'s index and its webhook queue entry)', async () => {
     const redis = redisConnection();
     const prefix = uniquePrefix('apv');
     const store = new RedisApprovalStore({ redis, prefix });
     const { token } = await store.create(refund);
-    const keys = await redis.keys(`${prefix}:*`);
-    expect(keys).toEqual([`${prefix}:approval:${approvalTokenHash(token)}`]);
-    const stored = JSON.stringify(await redis.hgetall(keys[0]!));
+    const keys = (await redis.keys(`${prefix}:*`)).sort();
+    const id = approvalTokenHash(token);
+    expect(keys).toEqual([`${prefix}:acme:approvals`, `${prefix}:approval:${id}`, `${prefix}:webhooks:approvals`].sort());
+    const stored = JSON.stringify([
+      await redis.hgetall(`${prefix}:approval:${id}`),
+      await redis.zrange(`${prefix}:acme:approvals`, '0', '-1'),
+      await redis.zrange(`${prefix}:webhooks:approvals`, '0', '-1'),
+    ]);
+    expect(stored).toContain(id);
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(token.slice(4));
+  });
+
+  it('lists a tenant\'s open calls oldest first, by status and filters, a page at a time, dropping decided and expired ones', async () => {
+    const redis = redisConnection();
+    const prefix = uniquePrefix('apv');
+    const clock = { now: 1_700_000_000_000 };
+    const store = new RedisApprovalStore({ redis, prefix, now: () => clock.now });
+    const made: Array<{ token: string; id: string }> = [];
+    for (let i = 0; i < 7; i++) {
+      // Two calls in the same millisecond, to page through ties.
+      if (i % 2 === 1) clock.now += 1000;
+      made.push(await store.create({ ...refund, args: { ...refund.args, amount: 60 + i }, subjectId: i < 5 ? 'cust-1' : 'cust-2', tool: i === 6 ? 'delete_user' : refund.tool }));
+    }
+    await store.create({ ...refund, tenant: 'other' });
+    const all = await store.list('acme', { limit: 500 });
+    expect(all.next).toBeNull();
+    // Oldest first; calls made in the same millisecond in id order.
+    const order = all.approvals.map((a) => a.args.amount as number);
+    expect([...order].sort()).toEqual([60, 61, 62, 63, 64, 65, 66]);
+    const byAge = [...all.approvals].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id));
+    expect(all.approvals).toEqual(byAge);
+    expect(all.approvals.every((a) => a.tenant === 'acme' && a.status === 'pending')).toBe(true);
+
+    const pages: number[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.list('acme', { limit: 2, ...(cursor ? { cursor } : {}) });
+      pages.push(page.approvals.map((a) => a.args.amount as number));
+      cursor = page.next ?? undefined;
+    } while (cursor);
+    expect(pages.flat()).toEqual(order);
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 2, 1]);
+
+    expect((await store.list('acme', { subject: 'cust-2' })).approvals.map((a) => a.args.amount).sort()).toEqual([65, 66]);
+    expect((await store.list('acme', { tool: 'delete_user' })).approvals.map((a) => a.args.amount)).toEqual([66]);
+    expect((await store.list('acme', { policy: 'other-policy' })).approvals).toEqual([]);
+
+    await store.approve(made[0]!.id, 'ann');
+    await store.reject(made[1]!.id, 'ann', { reason: 'no' });
+    expect((await store.list('acme')).approvals.map((a) => a.args.amount)).toEqual(order.filter((amount) => amount > 61));
+    expect((await store.list('acme', { status: 'approved' })).approvals.map((a) => a.args.amount)).toEqual([60]);
+    // The rejected one has left the index; the approved one stays until it is used.
+    expect(await redis.zscore(`${prefix}:acme:approvals`, made[1]!.id)).toBeNull();
+    expect(await redis.zscore(`${prefix}:acme:approvals`, made[0]!.id)).not.toBeNull();
+
+    // 899 s after the last two were made, 900 s and more after the five before them: those expired,
+    // and leave the listing (and the index), whatever their status.
+    clock.now += 899_000;
+    const left = await store.list('acme', { limit: 500 });
+    expect(left.approvals.map((a) => a.args.amount).sort()).toEqual([65, 66]);
+    expect(await redis.zcard(`${prefix}:acme:approvals`)).toBe(2);
   });
 
   it('single use holds under concurrency: of 20 consumers on 2 connections exactly one is allowed', async () => {

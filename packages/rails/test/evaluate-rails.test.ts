@@ -97,6 +97,27 @@ describe('approval token flow through evaluateRails (Redis store)', () => {
     );
   });
 
+  it('a rejected call is denied with who rejected it and why, costs no rate-limit slot, and the record says why it was held', async () => {
+    const { approvals, deps } = setup();
+    const pending = await evaluateRails(rails, { subject, action: refund(500) }, { ...deps, callId: 'job-7@1', decisionId: 'job-7' });
+    const token = pending.approval!.token;
+    expect(await approvals.get(token)).toMatchObject({ reasons: ['big refund'], rules: ['tools.refund.approval.big'], decisionId: 'job-7', status: 'pending' });
+    expect(await approvals.reject(token, 'boss', { reason: 'the customer was refunded twice already' })).toBe('rejected');
+    for (let i = 0; i < 3; i++) {
+      const refused = await evaluateRails(rails, { subject, action: refund(500), context: { approvalToken: token } }, deps);
+      expect(refused.verdict).toBe('deny');
+      expect(refused.rules).toContain('tools.refund.approval');
+      expect(refused.reasons).toContain('the approval was rejected by boss: the customer was refunded twice already');
+    }
+    // Three refusals, no slot used: the window (max 2) still takes two calls.
+    expect((await evaluateRails(rails, { subject, action: refund(1) }, deps)).verdict).toBe('continue');
+    expect((await evaluateRails(rails, { subject, action: refund(2) }, deps)).verdict).toBe('continue');
+    const other = await evaluateRails(rails, { subject, action: refund(600) }, deps);
+    await approvals.reject(other.approval!.token, 'boss');
+    const bare = await evaluateRails(rails, { subject, action: refund(600), context: { approvalToken: other.approval!.token } }, deps);
+    expect(bare.reasons).toContain('the approval was rejected by boss');
+  });
+
   it('a token for one subject does not approve the same call for another subject', async () => {
     const { approvals, deps } = setup();
     const pending = await evaluateRails(rails, { subject, action: refund(500) }, deps);

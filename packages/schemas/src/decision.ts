@@ -65,8 +65,11 @@ export const DecisionSchema = z.object({
       agrees: z.boolean().nullable(),
     })
     .optional(),
-  /** For `pending`: the single-use token that approves exactly this call. */
-  approval: z.object({ token: z.string(), expiresAt: z.string() }).optional(),
+  /**
+   * For `pending`: the single-use token that approves exactly this call, and its id (the token's
+   * sha256, which names the held call in approval lists, webhooks and routes but is no token).
+   */
+  approval: z.object({ token: z.string(), id: z.string().optional(), expiresAt: z.string() }).optional(),
   createdAt: z.string(),
 });
 export type Decision = z.infer<typeof DecisionSchema>;

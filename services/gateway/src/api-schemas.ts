@@ -157,15 +157,101 @@ const KeyViewSchema = z.object({
 const KeyListSchema = z.object({ keys: z.array(KeyViewSchema) });
 const KeyIssuedSchema = KeyViewSchema.extend({ apiKey: z.string().describe('Shown only in this answer; stored as its sha256') });
 
+const ApproverSchema = z.string().trim().min(1).max(256);
+const DecisionReasonSchema = z.string().max(1000);
+const ApprovalTenantSchema = TenantIdSchema.optional().describe(
+  "the tenant whose agent made the call (server admin key only; default 'default'); a tenant's key decides its own tenant's calls",
+);
+
 export const ApprovalBodySchema = z
   .object({
     token: z.string().min(16).max(512).describe('from the pending decision'),
-    approver: z.string().min(1).max(256).describe('who approves; must not be the subject of the call'),
-    tenant: TenantIdSchema.optional().describe("the tenant whose agent made the call (server admin key only; default 'default'); a tenant's key approves its own tenant's calls"),
+    approver: ApproverSchema.describe('who approves; must not be the subject of the call'),
+    reason: DecisionReasonSchema.optional().describe('why (kept with the approval, for the audit trail)'),
+    tenant: ApprovalTenantSchema,
   })
   .strict();
 
 const ApprovalResultSchema = z.object({ result: z.enum(['approved', 'already-approved']) });
+
+/** The path parameter naming a held call: its token (`apv_…`) or its id (the token's sha256, from a listing or a webhook). */
+export const ApprovalRefParamsSchema = z
+  .object({
+    ref: z
+      .string()
+      .max(128)
+      .describe("the held call's id (64 hex digits, from a listing or a webhook) or its approval token; prefer the id in URLs, which end up in logs"),
+  })
+  .strict();
+
+export const ApprovalDecideBodySchema = z
+  .object({
+    approver: ApproverSchema.describe('who decides (an approval must not come from the subject of the call)'),
+    reason: DecisionReasonSchema.optional().describe("why: a rejection's reason reaches the agent's model as the refusal"),
+    tenant: ApprovalTenantSchema,
+  })
+  .strict();
+
+export const ApprovalListQuerySchema = z
+  .object({
+    status: z.enum(['pending', 'approved']).default('pending').describe('`pending`: waiting for a person (default); `approved`: approved and not used yet'),
+    policy: PolicyIdSchema.optional().describe('only calls held by this policy'),
+    tool: z.string().min(1).max(256).optional().describe('only calls of this tool'),
+    subject: z.string().min(1).max(256).optional().describe('only calls made for this subject id'),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().max(100).optional().describe('`next` of the previous page'),
+    tenant: ApprovalTenantSchema,
+  })
+  .strict();
+
+export const ApprovalTenantQuerySchema = z.object({ tenant: ApprovalTenantSchema }).strict();
+
+const ApprovalViewSchema = z.object({
+  id: z.string().describe("the held call's id: the approval token's sha256 (never the token itself)"),
+  status: z.enum(['pending', 'approved', 'rejected', 'used', 'expired']),
+  tenant: z.string(),
+  policy: z.string(),
+  tool: z.string(),
+  args: z.record(z.string(), JsonValueSchema).describe('the arguments the approval is bound to (after the policy redacted them)'),
+  subject: z.string().describe('the subject id the call was made for'),
+  reasons: z.array(z.string()).describe('why the call was held'),
+  rules: z.array(z.string()),
+  decisionId: z.string().optional().describe('the pending decision (GET /v1/checks/{id})'),
+  approver: z.string().optional().describe('who approved or rejected it'),
+  reason: z.string().optional(),
+  decidedAt: z.string().optional(),
+  createdAt: z.string(),
+  expiresAt: z.string().describe('past it the call can be neither approved nor run: it fails closed'),
+  expiresInSeconds: z.number().int().describe('0 once expired'),
+});
+const ApprovalListSchema = z.object({
+  approvals: z.array(ApprovalViewSchema).describe('oldest first'),
+  next: z.string().nullable().describe('pass as `cursor` for the next page; null at the end'),
+});
+const ApprovalDecidedSchema = z.object({
+  result: z.enum(['approved', 'already-approved', 'rejected', 'already-rejected']),
+  approval: ApprovalViewSchema,
+});
+
+export const WebhookPutBodySchema = z
+  .object({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .refine((url) => {
+        const parsed = new URL(url);
+        return parsed.username === '' && parsed.password === '';
+      }, 'no user name or password in the URL (the signature authenticates GuardAgent)')
+      .describe('where each new held call is POSTed (http or https; private and loopback addresses only where the deployment allows them)'),
+    secret: z.string().min(16).max(256).optional().describe('the HMAC-SHA256 key; left out, one is made and shown in this answer only'),
+  })
+  .strict();
+const WebhookViewSchema = z.object({
+  url: z.string(),
+  createdAt: z.string(),
+  source: z.enum(['tenant', 'deployment', 'none']).describe("the tenant's own webhook, the deployment's (GUARDAGENT_APPROVAL_WEBHOOK_URL), or none"),
+});
+const WebhookSetSchema = WebhookViewSchema.extend({ secret: z.string().optional().describe('the key made for you: shown in this answer only') });
 
 const TenantCreatedSchema = z.object({
   id: z.string(),
@@ -298,6 +384,13 @@ export const API_COMPONENTS = {
   TenantCreate: TenantCreateBodySchema,
   Approval: ApprovalBodySchema,
   ApprovalResult: ApprovalResultSchema,
+  ApprovalDecide: ApprovalDecideBodySchema,
+  ApprovalDecided: ApprovalDecidedSchema,
+  ApprovalView: ApprovalViewSchema,
+  ApprovalList: ApprovalListSchema,
+  WebhookPut: WebhookPutBodySchema,
+  WebhookView: WebhookViewSchema,
+  WebhookSet: WebhookSetSchema,
   TenantCreated: TenantCreatedSchema,
   KeyCreate: KeyCreateBodySchema,
   QuotaOverrides: QuotaOverridesBodySchema,

@@ -12,6 +12,7 @@ import type { ReplayStore } from './replay-store';
 import type { GatewayMetrics } from './gateway-metrics';
 import type { TenantStore } from './tenant-store';
 import type { TenantTransports } from './tenant-transports';
+import type { TenantWebhooks } from './approval-webhooks';
 
 export interface GatewayLimits {
   /** Largest JSON body (policies, checks), bytes. */
@@ -86,6 +87,8 @@ export interface GatewayDeps {
   /** The runner of this process's running replays. */
   replays: ReplayRunner;
   transports: TenantTransports;
+  /** Each tenant's own approval webhook. */
+  webhooks: TenantWebhooks;
   metrics: GatewayMetrics;
   logger: Logger;
   limits: GatewayLimits;

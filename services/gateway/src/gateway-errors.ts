@@ -14,8 +14,8 @@ export class ConflictError extends GuardAgentError {
 /** An authenticated caller asked for something only the admin key may do. */
 export class ForbiddenError extends GuardAgentError {
   readonly code = 'FORBIDDEN';
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
   }
 }
 

@@ -16,6 +16,7 @@ import { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import { ApiKeyStore } from './api-key-store';
 import { TenantStore } from './tenant-store';
 import { TenantTransports } from './tenant-transports';
+import { ApprovalWebhooks, TenantWebhooks, type ApprovalWebhooksOptions } from './approval-webhooks';
 
 export interface StartGatewayOptions {
   config: GuardConfig;
@@ -25,6 +26,8 @@ export interface StartGatewayOptions {
   host?: string;
   logger?: Logger;
   limits?: Partial<GatewayLimits>;
+  /** Approval webhook delivery: `false` delivers none from this gateway; otherwise retry timings (tests shorten them). */
+  approvalWebhooks?: false | Pick<ApprovalWebhooksOptions, 'pollMs' | 'attempts' | 'retryBaseMs' | 'retryMaxMs' | 'timeoutMs'>;
 }
 
 export interface Gateway {
@@ -83,6 +86,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     chunks: config.chunks,
     redisUp: () => redis.status === 'ready',
   });
+  const webhooks = new TenantWebhooks(redis, config.prefix);
+  const { url: webhookUrl, secret: webhookSecret } = config.approvalWebhook;
+  const deliveries =
+    options.approvalWebhooks === false
+      ? null
+      : new ApprovalWebhooks({
+          redis,
+          shardPrefixes: layout.prefixes,
+          tenantWebhooks: webhooks,
+          fallback: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : null,
+          allowPrivateHosts: config.approvalWebhook.privateHosts === 'allow',
+          logger,
+          ...options.approvalWebhooks,
+        });
   const deps: GatewayDeps = {
     config: { ...config, redisUrl },
     redis,
@@ -92,6 +109,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     tenants: new TenantStore(redis, config.prefix, apiKeys),
     replays: new ReplayRunner({ redis, shardOf, transports, logger }),
     transports,
+    webhooks,
     metrics: new GatewayMetrics(redis, shards.map((shard) => shard.queues), config.prefix),
     logger,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
@@ -119,6 +137,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     throw error;
   }
   const port = (app.server.address() as AddressInfo).port;
+  deliveries?.start();
   let closing: Promise<void> | null = null;
   return {
     port,
@@ -126,6 +145,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     app,
     close: () =>
       (closing ??= (async () => {
+        await deliveries?.stop();
         await app.close();
         await deps.replays.close();
         await deps.transports.close();

@@ -2,7 +2,7 @@ import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { STAGES, type Stage } from '@guardagent/queue';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { startGateway, type Gateway, type GatewayLimits } from '../src/index';
+import { startGateway, type Gateway, type GatewayLimits, type StartGatewayOptions } from '../src/index';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -22,12 +22,24 @@ export interface GatewayFixture {
 
 /** A real gateway on a free port, in front of real workers for `stages`, on a fresh key prefix. */
 export async function startFixture(
-  options: { stages?: readonly Stage[]; limits?: Partial<GatewayLimits>; redisUrl?: string; config?: Partial<GuardConfig> } = {},
+  options: {
+    stages?: readonly Stage[];
+    limits?: Partial<GatewayLimits>;
+    redisUrl?: string;
+    config?: Partial<GuardConfig>;
+    approvalWebhooks?: StartGatewayOptions['approvalWebhooks'];
+  } = {},
 ): Promise<GatewayFixture> {
   const config = loadConfig({}, { redisUrl: options.redisUrl ?? testRedisUrl(), prefix: uniquePrefix('gw'), adminKey: ADMIN_KEY, ...options.config });
   const runtime = await createRuntime(config, { llm: null, logger: silentLogger });
   runtime.startWorkers(options.stages ?? STAGES);
-  const gateway = await startGateway({ config, port: 0, logger: silentLogger, ...(options.limits ? { limits: options.limits } : {}) });
+  const gateway = await startGateway({
+    config,
+    port: 0,
+    logger: silentLogger,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.approvalWebhooks !== undefined ? { approvalWebhooks: options.approvalWebhooks } : {}),
+  });
   const url = gateway.url;
   return {
     config,

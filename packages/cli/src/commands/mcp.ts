@@ -4,7 +4,6 @@ import { CheckAdmission } from '@guardagent/quotas';
 import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { ConfigError, ValidationError } from '@guardagent/errors';
 import {
-  ApprovalMemory,
   CallGuard,
   ToolNames,
   connectUpstream,
@@ -108,7 +107,8 @@ async function serveStdio(stack: LocalStack, policy: Policy, upstreams: Upstream
     transport: stack.client,
     policy,
     subject,
-    approvals: new ApprovalMemory(),
+    // In Redis: a restarted or reconnected proxy presents the token of a call held before.
+    heldCalls: stack.client.heldCalls(),
     timeoutMs: Number(options.timeout),
   });
   const proxy = await startStdioProxy({ upstreams, names, guard, visibility: toolVisibility(policy, subject.roles), log });
@@ -163,6 +163,8 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
       return subject ? { tenant: caller.tenant, subject } : { forbidden: `This MCP proxy serves no subject for tenant '${caller.tenant}'` };
     },
     transportFor,
+    // Held calls in the tenant's Redis: every session, reconnect and proxy process agrees on them.
+    heldCallsFor: async (tenant) => (await transportFor(tenant)).heldCalls(),
     // The gateway's own admission (same Redis keys under the tenant's shard): a tenant's checks
     // through the proxy and through the gateway draw on one budget.
     async admissionFor(tenant) {

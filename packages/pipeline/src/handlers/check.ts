@@ -30,7 +30,7 @@ async function enforceCheck(state: PipelineState, deps: PipelineDeps): Promise<S
     // submittedAt (counted once, its used approval still honoured), while a new submission that
     // reuses the id after the decision expired does not, so a used token stays used for ever.
     const callId = `${state.jobId}@${state.submittedAt}`;
-    const rails = await withSpan('rails.evaluate', {}, () => deps.rails.evaluate(state.tenant, registered, state.job, callId, { replayId: state.replayId }));
+    const rails = await withSpan('rails.evaluate', {}, () => deps.rails.evaluate(state.tenant, registered, state.job, callId, { replayId: state.replayId, decisionId: state.jobId }));
     state = addTiming(state, 'rails', startedAt, deps.now());
     // deny and pending end here (no LLM call). An approved call (allow) still meets the
     // GuardAgent layer when the policy has requests: the approver approved the rail's condition,

@@ -1,5 +1,5 @@
 import type { HashWrite } from '@guardagent/queue';
-import type { ApprovalCall, ApprovalRecord, ApprovalRequest, ApprovalStore, ApprovalTicket, ApproveResult, ConsumeResult } from './approval-store';
+import type { ApprovalCall, ApprovalRecord, ApprovalRequest, ApprovalStore, ApprovalTicket, ApproveResult, ConsumeResult, DecideOptions, RejectResult } from './approval-store';
 import type { RedisApprovalStore } from './redis-approval-store';
 
 /**
@@ -27,8 +27,12 @@ export class DeferredApprovalStore implements ApprovalStore {
     return this.store.get(token, options);
   }
 
-  approve(token: string, approver: string, options?: { tenant?: string }): Promise<ApproveResult> {
+  approve(token: string, approver: string, options?: DecideOptions): Promise<ApproveResult> {
     return this.store.approve(token, approver, options);
+  }
+
+  reject(token: string, approver: string, options?: DecideOptions): Promise<RejectResult> {
+    return this.store.reject(token, approver, options);
   }
 
   consume(token: string, call: ApprovalCall): Promise<ConsumeResult> {

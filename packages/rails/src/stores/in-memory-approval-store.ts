@@ -7,9 +7,11 @@ import type {
   ApprovalTicket,
   ApproveResult,
   ConsumeResult,
+  DecideOptions,
+  RejectResult,
 } from './approval-store';
-import { approvalTokenHash, newApprovalToken } from './approval-token';
-import { assertApprover } from './approver';
+import { approvalIdOf, approvalTokenHash, newApprovalToken } from './approval-token';
+import { assertApprover, assertDecisionReason } from './approver';
 
 interface Entry {
   /** The job that used the token, if it was used. */
@@ -30,48 +32,77 @@ export class InMemoryApprovalStore implements ApprovalStore {
 
   async create(request: ApprovalRequest): Promise<ApprovalTicket> {
     const token = newApprovalToken();
+    const id = approvalTokenHash(token);
     const now = this.now();
     const expiresAtMs = now + request.ttlSeconds * 1000;
     const expiresAt = new Date(expiresAtMs).toISOString();
-    this.entries.set(approvalTokenHash(token), {
+    this.entries.set(id, {
       callHash: toolCallHash(request.tool, request.args),
       expiresAtMs,
       record: {
+        id,
         tenant: request.tenant,
         policyId: request.policyId,
         tool: request.tool,
         args: structuredClone(request.args),
         subjectId: request.subjectId,
         status: 'pending',
+        reasons: [...(request.reasons ?? [])],
+        rules: [...(request.rules ?? [])],
+        ...(request.callId ? { decisionId: request.callId } : {}),
         createdAt: new Date(now).toISOString(),
         expiresAt,
       },
     });
-    return { token, expiresAt };
+    return { token, id, expiresAt };
   }
 
-  private find(token: string, tenant?: string): Entry | undefined {
-    const entry = this.entries.get(approvalTokenHash(token));
+  private find(tokenOrId: string, tenant?: string): Entry | undefined {
+    const id = approvalIdOf(tokenOrId);
+    const entry = id === null ? undefined : this.entries.get(id);
     if (!entry || (tenant !== undefined && entry.record.tenant !== tenant)) return undefined;
     return entry;
   }
 
-  async get(token: string, options: { tenant?: string } = {}): Promise<ApprovalRecord | null> {
-    const entry = this.find(token, options.tenant);
-    return entry ? structuredClone(entry.record) : null;
+  async get(tokenOrId: string, options: { tenant?: string } = {}): Promise<ApprovalRecord | null> {
+    const entry = this.find(tokenOrId, options.tenant);
+    if (!entry) return null;
+    const record = structuredClone(entry.record);
+    if ((record.status === 'pending' || record.status === 'approved') && entry.expiresAtMs <= this.now()) record.status = 'expired';
+    return record;
   }
 
-  async approve(token: string, approver: string, options: { tenant?: string } = {}): Promise<ApproveResult> {
+  async approve(tokenOrId: string, approver: string, options: DecideOptions = {}): Promise<ApproveResult> {
     assertApprover(approver);
-    const entry = this.find(token, options.tenant);
+    assertDecisionReason(options.reason);
+    const entry = this.find(tokenOrId, options.tenant);
     if (!entry) return 'unknown';
     if (entry.record.status === 'used') return 'used';
+    if (entry.record.status === 'rejected') return 'rejected';
     if (entry.expiresAtMs <= this.now()) return 'expired';
     if (approver === entry.record.subjectId) return 'self-approval';
     if (entry.record.status === 'approved') return 'already-approved';
-    entry.record.status = 'approved';
-    entry.record.approver = approver;
+    this.decide(entry, 'approved', approver, options.reason);
     return 'approved';
+  }
+
+  async reject(tokenOrId: string, approver: string, options: DecideOptions = {}): Promise<RejectResult> {
+    assertApprover(approver);
+    assertDecisionReason(options.reason);
+    const entry = this.find(tokenOrId, options.tenant);
+    if (!entry) return 'unknown';
+    if (entry.record.status === 'used') return 'used';
+    if (entry.record.status === 'rejected') return 'already-rejected';
+    if (entry.expiresAtMs <= this.now()) return 'expired';
+    this.decide(entry, 'rejected', approver, options.reason);
+    return 'rejected';
+  }
+
+  private decide(entry: Entry, status: 'approved' | 'rejected', approver: string, reason: string | undefined): void {
+    entry.record.status = status;
+    entry.record.approver = approver;
+    entry.record.decidedAt = new Date(this.now()).toISOString();
+    if (reason) entry.record.reason = reason;
   }
 
   async consume(token: string, call: ApprovalCall): Promise<ConsumeResult> {
@@ -83,8 +114,8 @@ export class InMemoryApprovalStore implements ApprovalStore {
   }
 
   private redeem(token: string, call: ApprovalCall, use: boolean): ConsumeResult {
-    const entry = this.find(token, call.tenant);
-    if (!entry) return 'unknown';
+    const entry = this.entries.get(approvalTokenHash(token));
+    if (!entry || (call.tenant !== undefined && entry.record.tenant !== call.tenant)) return 'unknown';
     if (entry.record.status === 'used') {
       const sameJob = call.callId !== undefined && entry.usedBy === call.callId && entry.callHash === toolCallHash(call.tool, call.args);
       return sameJob ? 'allowed' : 'used';
@@ -95,6 +126,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
       entry.record.subjectId === call.subjectId &&
       (call.policyId === undefined || entry.record.policyId === call.policyId);
     if (!sameCall) return 'mismatch';
+    if (entry.record.status === 'rejected') return 'rejected';
     if (entry.record.status !== 'approved') return 'not-approved';
     if (use) {
       entry.record.status = 'used';
