@@ -14,7 +14,7 @@ shared contract in ``clients/contract/cases.json``.
 
 from ._version import __version__
 from .aio import AsyncGuardClient
-from .client import APPROVALS_PATH, APPROVALS_REJECT_PATH, GuardClient
+from .client import GuardClient
 from .errors import (
     CheckTimeoutError,
     DecisionLostError,
@@ -37,6 +37,10 @@ from .guard import AsyncToolDecorator, GuardedTool, ToolDecorator, guard_tool
 from .types import (
     Action,
     Approval,
+    ApprovalListStatus,
+    ApprovalPage,
+    ApprovalStatus,
+    ApprovalView,
     BatchCreated,
     BatchStatus,
     Decision,
@@ -51,10 +55,12 @@ from .types import (
 
 __all__ = [
     "__version__",
-    "APPROVALS_PATH",
-    "APPROVALS_REJECT_PATH",
     "Action",
     "Approval",
+    "ApprovalListStatus",
+    "ApprovalPage",
+    "ApprovalStatus",
+    "ApprovalView",
     "AsyncGuardClient",
     "AsyncToolDecorator",
     "BatchCreated",

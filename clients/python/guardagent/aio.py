@@ -19,6 +19,9 @@ from .guard import AsyncToolDecorator, PerCall, guard_tool
 from .types import (
     ApiKeyScope,
     ApiKeyView,
+    ApprovalListStatus,
+    ApprovalPage,
+    ApprovalView,
     BatchCreated,
     BatchStatus,
     Decision,
@@ -125,16 +128,40 @@ class AsyncGuardClient:
     async def policy_versions(self, id: str) -> list[JsonObject]:
         return await asyncio.to_thread(self.sync.policy_versions, id)
 
-    async def approve(self, token: str, approver: str, *, tenant: Union[str, None] = None) -> Literal["approved", "already-approved"]:
-        return await asyncio.to_thread(self.sync.approve, token, approver, tenant=tenant)
+    async def approve(self, ref: str, approver: str, *, reason: Union[str, None] = None, tenant: Union[str, None] = None) -> Literal["approved", "already-approved"]:
+        return await asyncio.to_thread(self.sync.approve, ref, approver, reason=reason, tenant=tenant)
 
-    async def reject(self, token: str, approver: str, *, reason: Union[str, None] = None, tenant: Union[str, None] = None) -> JsonObject:
-        """Needs a gateway with the approvals API (see GuardClient.reject)."""
-        return await asyncio.to_thread(self.sync.reject, token, approver, reason=reason, tenant=tenant)
+    async def reject(self, ref: str, approver: str, *, reason: Union[str, None] = None, tenant: Union[str, None] = None) -> Literal["rejected", "already-rejected"]:
+        return await asyncio.to_thread(self.sync.reject, ref, approver, reason=reason, tenant=tenant)
 
-    async def list_approvals(self, *, status: str = "pending", tenant: Union[str, None] = None) -> list[JsonObject]:
-        """Needs a gateway with the approvals API (see GuardClient.list_approvals)."""
-        return await asyncio.to_thread(self.sync.list_approvals, status=status, tenant=tenant)
+    async def approval(self, ref: str, *, tenant: Union[str, None] = None) -> Union[ApprovalView, None]:
+        return await asyncio.to_thread(self.sync.approval, ref, tenant=tenant)
+
+    async def list_approvals(
+        self,
+        *,
+        status: ApprovalListStatus = "pending",
+        policy: Union[str, None] = None,
+        tool: Union[str, None] = None,
+        subject: Union[str, None] = None,
+        limit: Union[int, None] = None,
+        cursor: Union[str, None] = None,
+        tenant: Union[str, None] = None,
+    ) -> ApprovalPage:
+        return await asyncio.to_thread(self.sync.list_approvals, status=status, policy=policy, tool=tool, subject=subject, limit=limit, cursor=cursor, tenant=tenant)
+
+    def iter_approvals(
+        self,
+        *,
+        status: ApprovalListStatus = "pending",
+        policy: Union[str, None] = None,
+        tool: Union[str, None] = None,
+        subject: Union[str, None] = None,
+        page_size: Union[int, None] = None,
+        tenant: Union[str, None] = None,
+    ) -> AsyncIterator[ApprovalView]:
+        """Every held call, page after page (see GuardClient.iter_approvals)."""
+        return _iterate(lambda: self.sync.iter_approvals(status=status, policy=policy, tool=tool, subject=subject, page_size=page_size, tenant=tenant))
 
     async def create_tenant(self, *, id: Union[str, None] = None, name: Union[str, None] = None, scopes: Union[list[ApiKeyScope], None] = None) -> TenantCreated:
         return await asyncio.to_thread(self.sync.create_tenant, id=id, name=name, scopes=scopes)

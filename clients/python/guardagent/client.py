@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.parse
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar, Union, cast
 
 from ._http import DEFAULT_SUBMIT_ATTEMPTS, HttpLayer, Response, error_from, quote_segment
-from .errors import CheckTimeoutError, NotFoundError, UnauthorizedError, ValidationError
+from .errors import CheckTimeoutError, UnauthorizedError, ValidationError
 from .types import (
     ApiKeyScope,
     ApiKeyView,
+    ApprovalListStatus,
+    ApprovalPage,
+    ApprovalView,
     BatchCreated,
     BatchStatus,
     Decision,
@@ -35,11 +39,6 @@ T = TypeVar("T")
 DEFAULT_CHECK_TIMEOUT = 30.0
 DEFAULT_COMPILE_TIMEOUT = 600.0
 DEFAULT_BATCH_TIMEOUT = 600.0
-
-#: The approvals listing and rejection routes. They are being added to the gateway (they are not
-#: on every gateway yet): ``list_approvals`` and ``reject`` need a gateway that serves them.
-APPROVALS_PATH = "/v1/approvals"
-APPROVALS_REJECT_PATH = "/v1/approvals/reject"
 
 
 def with_idempotency_key(job: GuardJob) -> GuardJob:
@@ -261,52 +260,76 @@ class GuardClient:
 
     # -- approvals ----------------------------------------------------------------------------
 
-    def approve(self, token: str, approver: str, *, tenant: Union[str, None] = None) -> Literal["approved", "already-approved"]:
-        """Approve a held tool call by its token (a key with scope ``operate``; the server admin key
-        names the ``tenant``). A used or expired token is GatewayError CONFLICT, the call's own
-        subject as approver GatewayError FORBIDDEN, an unknown token NotFoundError."""
-        body: JsonObject = {"token": token, "approver": approver}
-        if tenant is not None:
-            body["tenant"] = tenant
-        result = self._http.request("POST", APPROVALS_PATH, json_body=body).json()["result"]
-        return cast(Literal["approved", "already-approved"], result)
+    def approve(self, ref: str, approver: str, *, reason: Union[str, None] = None, tenant: Union[str, None] = None) -> Literal["approved", "already-approved"]:
+        """Approve a held tool call by its token or its id (``POST /v1/approvals/{ref}/approve``, a
+        key with scope ``operate``; the server admin key names the ``tenant``). The agent's retry of
+        exactly that call, with the token, then runs once before the call expires.
 
-    def reject(self, token: str, approver: str, *, reason: Union[str, None] = None, tenant: Union[str, None] = None) -> JsonObject:
-        """Refuse a held tool call by its token (scope ``operate``): its retry is then denied.
+        A rejected, used or expired call is GatewayError CONFLICT (409); the call's own subject as
+        approver GatewayError FORBIDDEN (403) with ``details["refusal"] == "self-approval"``; an
+        unknown one NotFoundError."""
+        return cast(Literal["approved", "already-approved"], self._decide("approve", ref, approver, reason, tenant))
 
-        Needs a gateway with the approvals API (``POST /v1/approvals/reject``); an older gateway
-        raises NotFoundError (``kind == "route"``) saying so."""
-        body: JsonObject = {"token": token, "approver": approver}
-        if reason is not None:
+    def reject(self, ref: str, approver: str, *, reason: Union[str, None] = None, tenant: Union[str, None] = None) -> Literal["rejected", "already-rejected"]:
+        """Reject a held tool call by its token or its id (``POST /v1/approvals/{ref}/reject``, scope
+        ``operate``), with a reason the agent's model reads: the retry with the token is denied
+        ("the approval was rejected by <approver>: <reason>"). An approval not used yet is
+        withdrawn; a used or expired call is GatewayError CONFLICT, an unknown one NotFoundError."""
+        return cast(Literal["rejected", "already-rejected"], self._decide("reject", ref, approver, reason, tenant))
+
+    def approval(self, ref: str, *, tenant: Union[str, None] = None) -> Union[ApprovalView, None]:
+        """One held call (``GET /v1/approvals/{ref}``): by its token with any key of the tenant (the
+        agent learns whether a person decided), by its id with scope ``operate``. None when unknown."""
+        query = f"?{urllib.parse.urlencode({'tenant': tenant})}" if tenant else ""
+        response = self._http.request("GET", f"/v1/approvals/{quote_segment(ref)}{query}", allow=(404,))
+        return None if response.status == 404 else cast(ApprovalView, response.json())
+
+    def list_approvals(
+        self,
+        *,
+        status: ApprovalListStatus = "pending",
+        policy: Union[str, None] = None,
+        tool: Union[str, None] = None,
+        subject: Union[str, None] = None,
+        limit: Union[int, None] = None,
+        cursor: Union[str, None] = None,
+        tenant: Union[str, None] = None,
+    ) -> ApprovalPage:
+        """A page of the tenant's held calls, oldest first (``GET /v1/approvals``, scope ``operate``):
+        ``pending`` ones wait for a person, ``approved`` ones are approved and not used yet; filter
+        by ``policy``, ``tool`` and ``subject`` (id). A page holds ``limit`` calls (the gateway's
+        default 50, at most 500); pass its ``next`` as ``cursor`` for the following one
+        (``iter_approvals`` does). The token is never shown: a call is named by its ``id``."""
+        params = {"status": status, "policy": policy, "tool": tool, "subject": subject, "limit": limit, "cursor": cursor, "tenant": tenant}
+        query = urllib.parse.urlencode({name: str(value) for name, value in params.items() if value is not None})
+        return cast(ApprovalPage, self._http.request("GET", f"/v1/approvals?{query}").json())
+
+    def iter_approvals(
+        self,
+        *,
+        status: ApprovalListStatus = "pending",
+        policy: Union[str, None] = None,
+        tool: Union[str, None] = None,
+        subject: Union[str, None] = None,
+        page_size: Union[int, None] = None,
+        tenant: Union[str, None] = None,
+    ) -> Iterator[ApprovalView]:
+        """Every held call ``list_approvals`` would show, page after page (``page_size`` each)."""
+        cursor: Union[str, None] = None
+        while True:
+            page = self.list_approvals(status=status, policy=policy, tool=tool, subject=subject, limit=page_size, cursor=cursor, tenant=tenant)
+            yield from page["approvals"]
+            cursor = page["next"]
+            if cursor is None:
+                return
+
+    def _decide(self, action: Literal["approve", "reject"], ref: str, approver: str, reason: Union[str, None], tenant: Union[str, None]) -> str:
+        body: JsonObject = {"approver": approver}
+        if reason:
             body["reason"] = reason
-        if tenant is not None:
+        if tenant:
             body["tenant"] = tenant
-        response = self._approvals_route(lambda: self._http.request("POST", APPROVALS_REJECT_PATH, json_body=body))
-        return cast(JsonObject, response.json())
-
-    def list_approvals(self, *, status: str = "pending", tenant: Union[str, None] = None) -> list[JsonObject]:
-        """The tenant's held tool calls (``GET /v1/approvals?status=pending``, scope ``operate``).
-
-        Needs a gateway with the approvals API; an older gateway raises NotFoundError
-        (``kind == "route"``) saying so."""
-        query = f"status={quote_segment(status)}" + (f"&tenant={quote_segment(tenant)}" if tenant is not None else "")
-        body = self._approvals_route(lambda: self._http.request("GET", f"{APPROVALS_PATH}?{query}")).json()
-        if isinstance(body, dict) and isinstance(body.get("approvals"), list):
-            return cast(list[JsonObject], body["approvals"])
-        return cast(list[JsonObject], body if isinstance(body, list) else [])
-
-    def _approvals_route(self, send: Callable[[], Response]) -> Response:
-        try:
-            return send()
-        except NotFoundError as error:
-            if error.kind != "route":
-                raise
-            raise NotFoundError(
-                f"{error.message}: this gateway has no approvals listing or rejection yet (they come with the approvals API); approve with approve()",
-                kind="route",
-                id=error.id,
-                status=error.status,
-            ) from error
+        return str(self._http.request("POST", f"/v1/approvals/{quote_segment(ref)}/{action}", json_body=body).json()["result"])
 
     # -- tenants and keys ---------------------------------------------------------------------
 
@@ -402,4 +425,4 @@ class GuardClient:
         return read()
 
 
-__all__ = ["GuardClient", "APPROVALS_PATH", "APPROVALS_REJECT_PATH", "with_idempotency_key"]
+__all__ = ["GuardClient", "with_idempotency_key"]

@@ -173,3 +173,40 @@ class QuotasView(TypedDict):
     inFlight: int
     storedBytes: int
 
+
+
+ApprovalStatus = Literal["pending", "approved", "rejected", "used", "expired"]
+#: The held calls a listing shows: waiting for a person, or approved and not used yet.
+ApprovalListStatus = Literal["pending", "approved"]
+
+
+class ApprovalView(TypedDict):
+    """A held tool call as the gateway shows it (``GET /v1/approvals``, ``GET /v1/approvals/{ref}``),
+    never with its token: ``id`` is the token's sha256 and names the call in URLs and listings."""
+
+    id: str
+    status: ApprovalStatus
+    tenant: str
+    policy: str
+    tool: str
+    args: JsonObject
+    subject: str
+    #: Why the call was held, and by which rules.
+    reasons: list[str]
+    rules: list[str]
+    createdAt: str
+    expiresAt: str
+    #: 0 once expired: then it can be neither approved nor run.
+    expiresInSeconds: int
+    decisionId: NotRequired[str]
+    #: Who approved or rejected it, and why.
+    approver: NotRequired[str]
+    reason: NotRequired[str]
+    decidedAt: NotRequired[str]
+
+
+class ApprovalPage(TypedDict):
+    """A page of held calls, oldest first; ``next`` is the ``cursor`` of the following page (None on the last)."""
+
+    approvals: list[ApprovalView]
+    next: Union[str, None]

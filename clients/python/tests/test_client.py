@@ -94,6 +94,36 @@ def test_async_check_many_streams_the_same(gateway: ScriptedGateway) -> None:
     assert asyncio.run(run()) == ["deny", "allow"]
 
 
+def held(id: str) -> dict[str, Any]:
+    return {"id": id, "status": "pending", "tenant": "t", "policy": "refund-desk", "tool": "issue_refund", "args": {}, "subject": "cust-42", "reasons": [], "rules": [], "createdAt": "2026-11-27T10:00:00.000Z", "expiresAt": "2026-11-27T10:15:00.000Z", "expiresInSeconds": 600}
+
+
+def test_iter_approvals_follows_next_until_the_last_page(gateway: ScriptedGateway) -> None:
+    pages = [
+        {"answer": {"status": 200, "body": {"approvals": [held("a"), held("b")], "next": "c1"}}},
+        {"answer": {"status": 200, "body": {"approvals": [], "next": "c2"}}},
+        {"answer": {"status": 200, "body": {"approvals": [held("c")], "next": None}}},
+    ]
+    gateway.play(pages, DECISIONS)
+    with GuardClient(gateway.url, "k") as client:
+        assert [view["id"] for view in client.iter_approvals(tool="issue_refund", page_size=2)] == ["a", "b", "c"]
+    asked = [(r.path, r.query) for r in gateway.requests]
+    assert asked == [
+        ("/v1/approvals", {"status": "pending", "tool": "issue_refund", "limit": "2"}),
+        ("/v1/approvals", {"status": "pending", "tool": "issue_refund", "limit": "2", "cursor": "c1"}),
+        ("/v1/approvals", {"status": "pending", "tool": "issue_refund", "limit": "2", "cursor": "c2"}),
+    ]
+
+    gateway.play(pages, DECISIONS)
+
+    async def run() -> list[str]:
+        async with AsyncGuardClient(gateway.url, "k") as client:
+            return [view["id"] async for view in client.iter_approvals(status="approved")]
+
+    assert asyncio.run(run()) == ["a", "b", "c"]
+    assert [r.query for r in gateway.requests] == [{"status": "approved"}, {"status": "approved", "cursor": "c1"}, {"status": "approved", "cursor": "c2"}]
+
+
 def test_close_ends_a_request_in_flight_at_once(gateway: ScriptedGateway) -> None:
     gateway.play([{"answer": {"hang": True}}], DECISIONS)
     client = GuardClient(gateway.url, "k")

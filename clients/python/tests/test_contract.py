@@ -61,7 +61,13 @@ def invoke(client: GuardClient, call: dict[str, Any]) -> Any:
     if method == "feedback":
         return client.feedback(call["id"], call["correctLabel"], note=call.get("note"))
     if method == "approve":
-        return client.approve(call["token"], call["approver"], tenant=call.get("tenant"))
+        return client.approve(call["token"], call["approver"], reason=call.get("reason"), tenant=call.get("tenant"))
+    if method == "reject":
+        return client.reject(call["token"], call["approver"], reason=call.get("reason"), tenant=call.get("tenant"))
+    if method == "approval":
+        return client.approval(call["token"], tenant=call.get("tenant"))
+    if method == "listApprovals":
+        return client.list_approvals(**{name: value for name, value in call.items() if name != "method"})
     if method == "submitBatch":
         return client.submit_batch([jobs[name] for name in call["jobs"]])
     if method == "batchResults":
@@ -80,6 +86,7 @@ def error_fields(error: GuardAgentError) -> dict[str, Any]:
         "issues": getattr(error, "issues", None),
         "unreachable": bool(getattr(error, "unreachable", False)),
         "jobId": getattr(error, "job_id", None),
+        "refusal": error.details.get("refusal"),
     }
 
 

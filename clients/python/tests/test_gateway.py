@@ -3,6 +3,8 @@ examples/policies/refund-desk.yaml (rails only: no LLM) on a tenant of the tests
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import uuid
 from datetime import datetime, timezone
@@ -16,7 +18,9 @@ from guardagent import (
     ExitCode,
     GatewayError,
     GuardClient,
+    GuardDeniedError,
     GuardJob,
+    GuardPendingError,
     IdempotencyConflictError,
     NotFoundError,
     QuotaExceededError,
@@ -207,17 +211,83 @@ def test_approvals_refuse_the_subject_a_used_token_and_an_unknown_one(tenant: Te
             operator.approve("apv_" + "x" * 40, "ops-lead")
 
 
-def test_list_approvals_and_reject_say_when_the_gateway_has_no_such_routes(tenant: Tenant) -> None:
-    """This gateway predates the approvals API (listing, rejection): the calls say so, by name."""
-    with tenant.client(tenant.operate_key) as operator:
-        with pytest.raises(NotFoundError) as listing:
-            operator.list_approvals()
-        assert listing.value.kind == "route"
-        assert "no route GET /v1/approvals" in listing.value.message
-        assert "approvals API" in listing.value.message
-        with pytest.raises(NotFoundError) as rejecting:
-            operator.reject("apv_whatever", "ops-lead", reason="not today")
-        assert rejecting.value.kind == "route"
+def test_held_calls_are_listed_without_their_tokens_and_rejected_or_approved_by_id(tenant: Tenant) -> None:
+    """An operator lists the held refunds, rejects one with a reason (the agent's retry is denied
+    with it) and approves the other by its id (the retry runs once)."""
+    me = customer()
+    refunds: list[float] = []
+    with tenant.client(tenant.check_key) as guard, tenant.client(tenant.operate_key) as operator:
+
+        @guard.tool(policy="refund-desk", subject=me)
+        def issue_refund(user_id: str, amount: float, reason: str) -> dict[str, float]:
+            refunds.append(amount)
+            return {"refunded": amount}
+
+        held: list[GuardPendingError] = []
+        for amount in (80, 95):
+            with pytest.raises(GuardPendingError) as pending:
+                issue_refund(me["id"], amount, "broken kettle")
+            held.append(pending.value)
+        to_reject, to_approve = held
+        ids = [hashlib.sha256(call.token.encode()).hexdigest() for call in held]
+
+        # A page of one, oldest first, and the next; no token anywhere, the id is the token's sha256.
+        first = operator.list_approvals(subject=me["id"], limit=1)
+        assert [view["id"] for view in first["approvals"]] == ids[:1]
+        assert first["next"] is not None
+        second = operator.list_approvals(subject=me["id"], limit=1, cursor=first["next"])
+        assert [view["id"] for view in second["approvals"]] == ids[1:]
+        listed = list(operator.iter_approvals(policy="refund-desk", tool="issue_refund", subject=me["id"], page_size=1))
+        assert [view["id"] for view in listed] == ids
+        assert "apv_" not in json.dumps(listed)
+        view = listed[0]
+        assert (view["status"], view["policy"], view["tool"], view["subject"]) == ("pending", "refund-desk", "issue_refund", me["id"])
+        assert view["args"] == {"user_id": me["id"], "amount": 80, "reason": "broken kettle"}
+        assert view["reasons"] == ["refunds over 50 need a supervisor's approval"]
+        assert view["rules"] == ["tools.issue_refund.approval.over-50"]
+        assert view["expiresInSeconds"] > 0
+        # The agent reads its call by the token with its check key; the id takes operate.
+        by_token, by_id = guard.approval(to_reject.token), operator.approval(ids[0])
+        assert by_token is not None and by_id is not None
+        assert (by_token["id"], by_token["status"], by_token["args"]) == (by_id["id"], "pending", view["args"])
+        with pytest.raises(ScopeRequiredError):
+            guard.approval(ids[0])
+        assert operator.approval("0" * 64) is None
+
+        # Rejected with a reason: the retry is denied with it, and the tool does not run.
+        assert operator.reject(to_reject.token, "ops-lead", reason="refunds go to the original card only") == "rejected"
+        assert operator.reject(ids[0], "ops-lead") == "already-rejected"
+        rejected = operator.approval(ids[0])
+        assert rejected is not None
+        assert (rejected["status"], rejected.get("approver"), rejected.get("reason")) == ("rejected", "ops-lead", "refunds go to the original card only")
+        with pytest.raises(GatewayError) as conflict:
+            operator.approve(ids[0], "ops-lead")
+        assert (conflict.value.code, conflict.value.status) == ("CONFLICT", 409)
+        with pytest.raises(GuardDeniedError) as denied:
+            to_reject.retry()
+        assert not isinstance(denied.value, GuardPendingError)
+        assert "the approval was rejected by ops-lead: refunds go to the original card only" in denied.value.reasons
+        assert refunds == []
+
+        # Approved by its id (the subject may not): the retry runs, once.
+        with pytest.raises(GatewayError) as own:
+            operator.approve(ids[1], me["id"], reason="mine")
+        assert (own.value.code, own.value.status, own.value.details.get("refusal")) == ("FORBIDDEN", 403, "self-approval")
+        assert operator.approve(ids[1], "ops-lead", reason="photo of the kettle received") == "approved"
+        assert [view["id"] for view in operator.list_approvals(status="approved", subject=me["id"])["approvals"]] == ids[1:]
+        assert operator.list_approvals(subject=me["id"]) == {"approvals": [], "next": None}
+        assert to_approve.retry() == {"refunded": 95}
+        with pytest.raises(GuardDeniedError) as again:
+            to_approve.retry()
+        assert "already been used" in " ".join(again.value.reasons)
+        assert refunds == [95]
+        used = operator.approval(ids[1])
+        assert used is not None and used["status"] == "used"
+        with pytest.raises(GatewayError) as late:
+            operator.reject(ids[1], "ops-lead", reason="too late")
+        assert (late.value.code, late.value.status) == ("CONFLICT", 409)
+        with pytest.raises(NotFoundError):
+            operator.reject("f" * 64, "ops-lead")
 
 
 def test_check_many_streams_every_decision_of_a_batch(tenant: Tenant) -> None:

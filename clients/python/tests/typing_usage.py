@@ -4,7 +4,9 @@ public types hold for a user's code. Each ``type: ignore`` marks an error mypy m
 
 from __future__ import annotations
 
-from guardagent import AsyncGuardClient, Decision, GuardClient, GuardPendingError
+from typing import Literal, Union
+
+from guardagent import ApprovalPage, ApprovalView, AsyncGuardClient, Decision, GuardClient, GuardPendingError
 
 guard = GuardClient("http://127.0.0.1:8080", "key")
 
@@ -48,3 +50,24 @@ try:
 except GuardPendingError as held:
     expires: str = held.expires_at
     retried = held.retry()
+
+
+# Approvals: the page and views are typed; approve and reject say which result.
+page: ApprovalPage = guard.list_approvals(status="approved", tool="issue_refund", limit=10)
+cursor: Union[str, None] = page["next"]
+first_id: str = page["approvals"][0]["id"]
+approver: Union[str, None] = page["approvals"][0].get("approver")
+every: list[ApprovalView] = list(guard.iter_approvals(subject="cust-42", page_size=100))
+found: Union[ApprovalView, None] = guard.approval(first_id)
+unchecked: ApprovalView = guard.approval(first_id)  # type: ignore[assignment]
+rejected: Literal["rejected", "already-rejected"] = guard.reject(first_id, "ops-lead", reason="not to that card")
+approved_once: Literal["approved", "already-approved"] = guard.approve(first_id, "ops-lead")
+wrong_status = guard.list_approvals(status="rejected")  # type: ignore[arg-type]
+wrong_result: Literal["approved"] = guard.reject(first_id, "ops-lead")  # type: ignore[assignment]
+
+
+async def operator() -> None:
+    listed: ApprovalPage = await aguard.list_approvals()
+    async for view in aguard.iter_approvals(policy="refund-desk"):
+        held_for: str = view["subject"]
+    decided: str = await aguard.reject(listed["approvals"][0]["id"], "ops-lead", reason="no")

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardJobInput } from '@guardagent/schemas';
-import { HttpTransport, exitCodeOfDecision, exitCodeOfError, type HttpTransportOptions } from '../src/index';
+import { HttpTransport, exitCodeOfDecision, exitCodeOfError, type ApprovalDecisionOptions, type ApprovalListQuery, type HttpTransportOptions } from '../src/index';
 
 /**
  * The HTTP SDKs' contract (clients/contract/cases.json, described in its README.md) run against
@@ -156,6 +156,11 @@ function transportFor(options: Case['options'] = {}): HttpTransport {
   return new HttpTransport(settings);
 }
 
+/** The reason and tenant of an approve or reject call, as far as the case gives them. */
+function decisionOptions(call: Case['call']): ApprovalDecisionOptions {
+  return { ...(call.reason !== undefined ? { reason: call.reason as string } : {}), ...(call.tenant !== undefined ? { tenant: call.tenant as string } : {}) };
+}
+
 async function invoke(transport: HttpTransport, call: Case['call']): Promise<unknown> {
   const job = (name: Json) => contract.jobs[name as string]!;
   switch (call.method) {
@@ -168,7 +173,13 @@ async function invoke(transport: HttpTransport, call: Case['call']): Promise<unk
     case 'feedback':
       return transport.feedback(call.id as string, { correctLabel: call.correctLabel as 0 | 1, ...(call.note !== undefined ? { note: call.note as string } : {}) });
     case 'approve':
-      return transport.approve(call.token as string, call.approver as string, call.tenant !== undefined ? { tenant: call.tenant as string } : {});
+      return transport.approve(call.token as string, call.approver as string, decisionOptions(call));
+    case 'reject':
+      return transport.reject(call.token as string, call.approver as string, decisionOptions(call));
+    case 'approval':
+      return transport.approval(call.token as string, call.tenant !== undefined ? { tenant: call.tenant as string } : {});
+    case 'listApprovals':
+      return transport.listApprovals(Object.fromEntries(Object.entries(call).filter(([name]) => name !== 'method')) as ApprovalListQuery);
     case 'submitBatch':
       return transport.submitBatch((call.jobs as string[]).map(job));
     case 'batchResults': {
@@ -194,6 +205,7 @@ function errorFields(error: unknown): Record<string, unknown> {
     issues: e.issues ?? null,
     unreachable: Boolean(details.unreachable),
     jobId: e.jobId ?? null,
+    refusal: details.refusal ?? null,
   };
 }
 
