@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckTimeoutError, ConfigError, GuardDeniedError, NotFoundError, QuotaExceededError, UnavailableError, ValidationError } from '@guardagent/errors';
+import { CheckTimeoutError, ConfigError, GuardDeniedError, GuardPendingError, NotFoundError, QuotaExceededError, UnavailableError, ValidationError } from '@guardagent/errors';
 import { EXIT_CODES, GatewayError, exitCodeOfDecision, exitCodeOfError } from '../src/index';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -52,7 +52,8 @@ describe('one exit-code table', () => {
     expect(exitCodeOfError(new GuardDeniedError('t', ['no'], { decision: 'deny', status: 'ok' }))).toBe(EXIT_CODES.DENIED);
     expect(exitCodeOfError(new GuardDeniedError('t', ['held'], { decision: 'pending', status: 'ok' }))).toBe(EXIT_CODES.PENDING);
     expect(exitCodeOfError(new GuardDeniedError('t', ['no program'], { decision: 'deny', status: 'guard_error' }))).toBe(EXIT_CODES.GUARD_ERROR);
-    // Without a decision to read it is a GuardAgent error like the others.
-    expect(exitCodeOfError(new GuardDeniedError('t', ['no'], null))).toBe(EXIT_CODES.INVALID);
+    // Without a decision to read it is still the guard's refusal (GUARD_DENIED), never a usage mistake.
+    expect(exitCodeOfError(new GuardDeniedError('t', ['no'], null))).toBe(EXIT_CODES.DENIED);
+    expect(exitCodeOfError(new GuardPendingError('t', { token: 'apv_x', id: 'x', expiresAt: '2026-11-27T10:00:00.000Z', reasons: ['held'] }, { decision: 'pending', status: 'ok' }))).toBe(EXIT_CODES.PENDING);
   });
 });
