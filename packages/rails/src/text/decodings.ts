@@ -36,6 +36,11 @@ export interface DecodeOptions {
    * has counted cipher words already (the injection rail's scan); default: count them here.
    */
   ciphers?: readonly CipherName[];
+  /**
+   * Whether to look for hex and base64 runs in the input itself (default true): false when the
+   * caller's own scan found no run of their alphabets long enough.
+   */
+  runs?: boolean;
 }
 
 /** Nesting bound: base64 of percent-encoded HTML references is three deep. */
@@ -76,9 +81,9 @@ class Utf8Writer {
   readonly from: number[] | null;
   readonly to: number[] | null;
   invalid = 0;
-  private pending: number[] = [];
-  private pendingFrom: number[] = [];
-  private pendingTo: number[] = [];
+  private readonly pending: number[] = [];
+  private readonly pendingFrom: number[] = [];
+  private readonly pendingTo: number[] = [];
 
   constructor(spans: boolean) {
     this.from = spans ? [] : null;
@@ -86,8 +91,19 @@ class Utf8Writer {
   }
 
   char(code: number, from: number, to: number): void {
-    this.flush();
-    this.push(String.fromCodePoint(code), from, to);
+    if (this.pending.length > 0) this.flush();
+    this.push(code < 0x10000 ? String.fromCharCode(code) : String.fromCodePoint(code), from, to);
+  }
+
+  /** input[from, to) as it is (no bytes pending are cut by it). */
+  run(input: string, from: number, to: number): void {
+    if (to <= from) return;
+    if (this.pending.length > 0) this.flush();
+    this.text += input.slice(from, to);
+    if (this.from && this.to) for (let k = from; k < to; k++) {
+      this.from.push(k);
+      this.to.push(k + 1);
+    }
   }
 
   byte(b: number, from: number, to: number): void {
@@ -142,9 +158,9 @@ class Utf8Writer {
       this.push(String.fromCodePoint(cp), this.pendingFrom[i]!, this.pendingTo[i + need]!);
       i += need + 1;
     }
-    this.pending = [];
-    this.pendingFrom = [];
-    this.pendingTo = [];
+    this.pending.length = 0;
+    this.pendingFrom.length = 0;
+    this.pendingTo.length = 0;
   }
 
   piece(name: string, start: number, end: number): Piece {
@@ -197,23 +213,25 @@ function countPercentEscapes(text: string, atLeast: number): boolean {
 function percentDecode(text: string, spans: boolean): Piece | null {
   if (!countPercentEscapes(text, MIN_PERCENT_ESCAPES)) return null;
   const out = new Utf8Writer(spans);
+  let copied = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 37 && i + 2 < text.length) {
       const hi = hexValue(text.charCodeAt(i + 1));
       const lo = hexValue(text.charCodeAt(i + 2));
       if (hi >= 0 && lo >= 0) {
+        out.run(text, copied, i);
         out.byte(hi * 16 + lo, i, i + 3);
         i += 2;
-        continue;
+        copied = i + 1;
       }
+    } else if (c === 43) {
+      out.run(text, copied, i);
+      out.char(32, i, i + 1);
+      copied = i + 1;
     }
-    if (c === 43) out.char(32, i, i + 1);
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      out.char(text.codePointAt(i)!, i, i + 2);
-      i++;
-    } else out.char(c, i, i + 1);
   }
+  out.run(text, copied, text.length);
   return out.piece('percent', 0, text.length);
 }
 
@@ -259,17 +277,33 @@ function namedReference(name: string): string | undefined {
 const MAX_TAG_CHARS = 256;
 const MAX_REFERENCE_NAME = 32;
 
-/** Whether `text` has markup to read: a character reference, a comment or a tag. */
+/** References every page is full of: read as they are, they hide nothing. */
+const PLAIN_REFERENCES = new Set(['amp', 'lt', 'gt', 'quot', 'apos', 'nbsp', 'copy', 'reg', 'trade', 'mdash', 'ndash', 'hellip', 'rsquo', 'lsquo', 'rdquo', 'ldquo', 'laquo', 'raquo', 'middot', 'bull']);
+/** At most this many `&` and `<` are looked at for markup worth reading. */
+const MAX_MARKUP_PROBES = 256;
+
+/**
+ * Whether `text` has markup that hides words from a reader of the raw text: a numeric character
+ * reference, a named one other than the everyday few, a comment, or a tag inside a word
+ * ("ig<b></b>nore"). Ordinary markup (tags between words, `&amp;`) is read well enough as it is.
+ */
 function hasMarkup(text: string): boolean {
-  if (text.includes('&#')) return true;
+  if (text.includes('&#') || text.includes('<!--')) return true;
   let amp = text.indexOf('&');
-  for (let n = 0; amp >= 0 && n < 64; n++, amp = text.indexOf('&', amp + 1)) {
+  for (let n = 0; amp >= 0 && n < MAX_MARKUP_PROBES; n++, amp = text.indexOf('&', amp + 1)) {
     const semi = text.indexOf(';', amp);
-    if (semi > amp + 1 && semi - amp <= MAX_REFERENCE_NAME && namedReference(text.slice(amp + 1, semi)) !== undefined) return true;
+    if (semi > amp + 1 && semi - amp <= MAX_REFERENCE_NAME) {
+      const name = text.slice(amp + 1, semi);
+      if (!PLAIN_REFERENCES.has(name) && namedReference(name) !== undefined) return true;
+    }
   }
-  const lt = text.indexOf('<');
-  if (lt < 0) return false;
-  return /<(?:!--|\/?[a-zA-Z])/.test(text);
+  let lt = text.indexOf('<');
+  for (let n = 0; lt > 0 && n < MAX_MARKUP_PROBES; n++, lt = text.indexOf('<', lt + 1)) {
+    if (!isAlnum(text.charCodeAt(lt - 1))) continue;
+    const close = text.indexOf('>', lt);
+    if (close > lt && close - lt <= MAX_TAG_CHARS && isAlnum(text.charCodeAt(close + 1))) return true;
+  }
+  return false;
 }
 
 /**
@@ -281,13 +315,18 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
   if (!hasMarkup(text)) return null;
   const out = new Utf8Writer(spans);
   const n = text.length;
-  let changed = false;
+  let copied = 0;
+  /** text[from, to) reads as `code` (or as nothing when code < 0). */
+  const emit = (from: number, to: number, code: number) => {
+    out.run(text, copied, from);
+    if (code >= 0) out.char(code, from, to);
+    copied = to;
+  };
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 38) {
       // &#105; &#x69; &name;
       let j = i + 1;
-      let code = -1;
       if (text.charCodeAt(j) === 35) {
         j++;
         const hex = (text.charCodeAt(j) | 0x20) === 120;
@@ -300,32 +339,27 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
           value = value * (hex ? 16 : 10) + d;
           j++;
         }
-        if (j > digitsFrom) code = value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) || value === 0 ? 0xfffd : value;
-        if (code >= 0) {
+        if (j > digitsFrom) {
           if (text.charCodeAt(j) === 59) j++;
-          out.char(code, i, j);
+          emit(i, j, value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) || value === 0 ? 0xfffd : value);
           i = j - 1;
-          changed = true;
-          continue;
         }
       } else {
         while (j < n && j - i <= MAX_REFERENCE_NAME && isAlnum(text.charCodeAt(j))) j++;
         if (j > i + 1 && text.charCodeAt(j) === 59) {
           const named = namedReference(text.slice(i + 1, j));
           if (named !== undefined) {
+            emit(i, j + 1, -1);
             for (const ch of named) out.char(ch.codePointAt(0)!, i, j + 1);
             i = j;
-            changed = true;
-            continue;
           }
         }
       }
     } else if (c === 60) {
       // <!-- and --> open a comment's text; <tag …> reads as a space.
       if (text.startsWith('<!--', i)) {
-        out.char(32, i, i + 4);
+        emit(i, i + 4, 32);
         i += 3;
-        changed = true;
         continue;
       }
       const next = text.charCodeAt(i + 1);
@@ -333,24 +367,18 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
         const close = text.indexOf('>', i + 1);
         const lt = text.indexOf('<', i + 1);
         if (close > 0 && close - i <= MAX_TAG_CHARS && (lt < 0 || lt > close)) {
-          out.char(32, i, close + 1);
+          emit(i, close + 1, 32);
           i = close;
-          changed = true;
-          continue;
         }
       }
     } else if (c === 45 && text.startsWith('-->', i)) {
-      out.char(32, i, i + 3);
+      emit(i, i + 3, 32);
       i += 2;
-      changed = true;
-      continue;
     }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-      out.char(text.codePointAt(i)!, i, i + 2);
-      i++;
-    } else out.char(c, i, i + 1);
   }
-  return changed ? out.piece('html', 0, n) : null;
+  if (copied === 0) return null;
+  out.run(text, copied, n);
+  return out.piece('html', 0, n);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,39 +397,37 @@ function escapesDecode(text: string, spans: boolean): Piece | null {
   if (!hasEscapes(text)) return null;
   const out = new Utf8Writer(spans);
   const n = text.length;
+  let copied = 0;
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 92 && i + 3 < n) {
-      const k = text.charCodeAt(i + 1);
-      if (k === 120 || k === 88) {
-        const hi = hexValue(text.charCodeAt(i + 2));
-        const lo = hexValue(text.charCodeAt(i + 3));
-        if (hi >= 0 && lo >= 0) {
-          // \xNN are bytes (UTF-8 sequences spelled byte by byte).
-          out.byte(hi * 16 + lo, i, i + 4);
-          i += 3;
-          continue;
-        }
-      } else if (k === 117) {
-        let j = i + 2;
-        const braced = text.charCodeAt(j) === 123;
+    if (text.charCodeAt(i) !== 92 || i + 3 >= n) continue;
+    const k = text.charCodeAt(i + 1);
+    if (k === 120 || k === 88) {
+      const hi = hexValue(text.charCodeAt(i + 2));
+      const lo = hexValue(text.charCodeAt(i + 3));
+      if (hi >= 0 && lo >= 0) {
+        // \xNN are bytes (UTF-8 sequences spelled byte by byte).
+        out.run(text, copied, i);
+        out.byte(hi * 16 + lo, i, i + 4);
+        i += 3;
+        copied = i + 1;
+      }
+    } else if (k === 117) {
+      let j = i + 2;
+      const braced = text.charCodeAt(j) === 123;
+      if (braced) j++;
+      let value = 0;
+      const from = j;
+      while (j < n && j - from < (braced ? 6 : 4) && hexValue(text.charCodeAt(j)) >= 0) value = value * 16 + hexValue(text.charCodeAt(j++));
+      if ((braced && j > from && text.charCodeAt(j) === 125) || (!braced && j - from === 4)) {
         if (braced) j++;
-        let value = 0;
-        const from = j;
-        while (j < n && j - from < (braced ? 6 : 4) && hexValue(text.charCodeAt(j)) >= 0) value = value * 16 + hexValue(text.charCodeAt(j++));
-        if ((braced && j > from && text.charCodeAt(j) === 125) || (!braced && j - from === 4)) {
-          if (braced) j++;
-          out.char(value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? 0xfffd : value, i, j);
-          i = j - 1;
-          continue;
-        }
+        out.run(text, copied, i);
+        out.char(value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? 0xfffd : value, i, j);
+        i = j - 1;
+        copied = j;
       }
     }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-      out.char(text.codePointAt(i)!, i, i + 2);
-      i++;
-    } else out.char(c, i, i + 1);
   }
+  out.run(text, copied, n);
   return out.piece('escapes', 0, n);
 }
 
@@ -539,13 +565,12 @@ const atbashWord = (word: string) => word.replace(/[a-z]/g, (ch) => String.fromC
 const reverseWord = (word: string) => [...word].reverse().join('');
 
 /** Enciphered word → the ciphers it is a form of (a word may be the form of two). Built on first use. */
-let cipherWords: Map<string, CipherName[]> | undefined;
-/** The longest enciphered word, and the plain words (a word that is one is not counted as enciphered). */
+let cipherTable: Map<string, CipherName[]> | undefined;
+/** The longest enciphered word. */
 let longestCipherWord = 0;
-let plainWords: Set<string> | undefined;
 
 function cipherIndex(): Map<string, CipherName[]> {
-  if (cipherWords) return cipherWords;
+  if (cipherTable) return cipherTable;
   const index = new Map<string, CipherName[]>();
   const plain = new Set([...CIPHER_WORDS, ...ROT13_SHORT_WORDS, ...REVERSED_SHORT_WORDS]);
   const add = (word: string, cipher: CipherName) => {
@@ -562,22 +587,51 @@ function cipherIndex(): Map<string, CipherName[]> {
   }
   for (const word of ROT13_SHORT_WORDS) add(shiftWord(word, 13), 'rot13');
   for (const word of REVERSED_SHORT_WORDS) add(reverseWord(word), 'reversed');
-  plainWords = plain;
-  cipherWords = index;
+  cipherTable = index;
   return index;
 }
 
 /** At most this many words are looked at for cipher words (the first ones: a cipher shows early). */
 const MAX_CIPHER_SCAN_WORDS = 20_000;
 
+/** Enciphered word → the ciphers it is a form of: for a caller that reads words itself (the injection rail's scan). */
+export function cipherWords(): ReadonlyMap<string, readonly CipherName[]> {
+  return cipherIndex();
+}
+
 /**
- * The ciphers (Caesar shifts, Atbash, reversal) that `text` plausibly is written in: those of
- * which it has MIN_CIPHER_HITS enciphered forms of common words or more, most first, at most
- * two. Lower-case letters a-z only are read (the text is folded by the caller or here).
+ * Counts cipher words as a text is read, and tells which ciphers it plausibly is written in:
+ * those with MIN_CIPHER_HITS enciphered forms of common words or more (not one word over and
+ * over), most first, at most two.
+ */
+export class CipherCount {
+  private readonly counts = new Map<CipherName, { hits: number; first: string }>();
+
+  add(word: string, ciphers: readonly CipherName[]): void {
+    for (const cipher of ciphers) {
+      const seen = this.counts.get(cipher);
+      if (!seen) this.counts.set(cipher, { hits: 1, first: word });
+      else if (seen.hits > 1 || seen.first !== word) seen.hits++;
+    }
+  }
+
+  likely(): CipherName[] {
+    if (this.counts.size === 0) return [];
+    return [...this.counts]
+      .filter(([, c]) => c.hits >= MIN_CIPHER_HITS)
+      .sort((a, b) => b[1].hits - a[1].hits)
+      .slice(0, 2)
+      .map(([name]) => name);
+  }
+}
+
+/**
+ * The ciphers (Caesar shifts, Atbash, reversal) that `text` plausibly is written in (see
+ * CipherCount). Words of letters a-z are read, in either case.
  */
 export function likelyCiphers(text: string): CipherName[] {
   const index = cipherIndex();
-  const counts = new Map<CipherName, { hits: number; first: string }>();
+  const count = new CipherCount();
   const n = text.length;
   let words = 0;
   for (let i = 0; i < n && words < MAX_CIPHER_SCAN_WORDS; ) {
@@ -593,24 +647,9 @@ export function likelyCiphers(text: string): CipherName[] {
     if (len < 3 || len > longestCipherWord) continue;
     const word = text.slice(start, i).toLowerCase();
     const ciphers = index.get(word);
-    if (!ciphers) continue;
-    for (const cipher of ciphers) {
-      const seen = counts.get(cipher);
-      if (!seen) counts.set(cipher, { hits: 1, first: word });
-      else if (seen.hits > 1 || seen.first !== word) seen.hits++;
-    }
+    if (ciphers) count.add(word, ciphers);
   }
-  return [...counts]
-    .filter(([, c]) => c.hits >= MIN_CIPHER_HITS)
-    .sort((a, b) => b[1].hits - a[1].hits)
-    .slice(0, 2)
-    .map(([name]) => name);
-}
-
-/** Whether `word` (lower-case) is one of the plain words ciphers are told apart by (for tests and the rail's scan). */
-export function isCipherPlainWord(word: string): boolean {
-  cipherIndex();
-  return plainWords!.has(word);
+  return count.likely();
 }
 
 function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
@@ -661,7 +700,7 @@ function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
 // All decodings, nested
 
 /** The decodings of one text (not nested), each gated. */
-function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined): Piece[] {
+function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs = true): Piece[] {
   const out: Piece[] = [];
   const push = (p: Piece | null) => {
     if (p && p.text.length > 0 && p.text !== text) out.push(p);
@@ -669,8 +708,10 @@ function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[]
   push(percentDecode(text, spans));
   push(htmlDecode(text, spans));
   push(escapesDecode(text, spans));
-  for (const p of hexRuns(text, spans)) push(p);
-  for (const p of base64Runs(text, spans)) push(p);
+  if (runs) {
+    for (const p of hexRuns(text, spans)) push(p);
+    for (const p of base64Runs(text, spans)) push(p);
+  }
   for (const cipher of ciphers ?? likelyCiphers(text)) push(decipher(text, cipher, spans));
   return out;
 }
@@ -721,7 +762,7 @@ export function decodings(text: string, options: DecodeOptions = {}): DecodedTex
     found.push(placed);
     if (depth < maxDepth) queue.push({ piece: placed, depth });
   };
-  for (const p of decodeOnce(text, spans, options.ciphers)) place(p, null, 1);
+  for (const p of decodeOnce(text, spans, options.ciphers, options.runs !== false)) place(p, null, 1);
   for (let q = 0; q < queue.length; q++) {
     const { piece, depth } = queue[q]!;
     // A text is not deciphered twice the same way (reversed twice is the text again).
