@@ -163,7 +163,7 @@ const anyAnchor = (scan: Scan, ids: readonly number[]): boolean => {
 function otherReadings(normalized: string, scan: Scan): string {
   let extra = '';
   // Cheap test first: a disguised word has a leet digit between two letters ("1gn0r3", "pr3v10us").
-  const leet = LEET_INSIDE_WORD.test(normalized) ? readLeetspeak(normalized) : normalized;
+  const leet = scan.leet && LEET_INSIDE_WORD.test(normalized) ? readLeetspeak(normalized) : normalized;
   if (leet !== normalized) {
     // readLeetspeak keeps every character's place, so the lines line up.
     const lines = normalized.split('\n');
@@ -227,21 +227,22 @@ function countOf(line: string, sep: string): number {
 
 function phraseSignals(normalized: string, scan: Scan, into: Set<string>): void {
   const anchors = patternAnchors!;
-  const passed = new Map<RegExp, boolean>();
-  PHRASE_PATTERNS.forEach((p, i) => {
-    if (into.has(p.signal)) return;
+  let passed: Map<RegExp, boolean> | undefined;
+  for (let i = 0; i < PHRASE_PATTERNS.length; i++) {
+    const p = PHRASE_PATTERNS[i]!;
     const [any, also] = anchors[i]!;
-    if (!anyAnchor(scan, any) || (also !== null && !anyAnchor(scan, also))) return;
+    if (!anyAnchor(scan, any) || (also !== null && !anyAnchor(scan, also)) || into.has(p.signal)) continue;
     if (p.when) {
+      passed ??= new Map();
       let ok = passed.get(p.when);
       if (ok === undefined) {
         ok = p.when.test(normalized);
         passed.set(p.when, ok);
       }
-      if (!ok) return;
+      if (!ok) continue;
     }
     if (p.regex.test(normalized)) into.add(p.signal);
-  });
+  }
 }
 
 /** The ASCII text spelled by tag characters (U+E0020..U+E007E map to ' '..'~'), outside emoji flags. */

@@ -28,8 +28,6 @@ interface TrieNode {
   /** A phrase word ends here; a phrase word of five letters or more goes on from here. */
   phraseEnd: boolean;
   phraseLong: boolean;
-  /** Non-zero when an entry (cue, stop or anchor) ends here: the walk has something to record. */
-  marks: number;
 }
 
 const newNode = (): TrieNode => ({
@@ -43,7 +41,6 @@ const newNode = (): TrieNode => ({
   anchor: -1,
   phraseEnd: false,
   phraseLong: false,
-  marks: 0,
 });
 
 function child(node: TrieNode, code: number): TrieNode | undefined {
@@ -105,10 +102,76 @@ function boundaryAt(s: string, j: number): boolean {
   return s.charCodeAt(j - 1) < 0x80 !== c < 0x80;
 }
 
+/**
+ * The trie, flat: node ids index typed arrays (one load per letter walked). Node 0 is the root of
+ * the entries matched from word starts, node 1 that of the dense scripts' entries, matched from
+ * any place; a child id of 0 means none (no node has the root as a child).
+ */
+interface FlatTrie {
+  /** Children for a-z (slots 0-25) and a space (slot 26): kids[node * 27 + slot]. */
+  kids: Int32Array;
+  /** Children for any other code unit: key node * 65536 + code. */
+  other: Map<number, number>;
+  cuesExact: Int32Array;
+  cuesStem: Int32Array;
+  anchor: Int32Array;
+  flags: Uint8Array;
+}
+const STOP_EXACT = 1;
+const STOP_STEM = 2;
+const PHRASE_END = 4;
+const PHRASE_LONG = 8;
+/** Something to record ends here (a cue, a stop, an anchor). */
+const MARKED = 16;
+const ROOT = 0;
+const DENSE_ROOT = 1;
+const SLOTS = 27;
+
+function flatten(root: TrieNode, dense: TrieNode): FlatTrie {
+  const order: TrieNode[] = [root, dense];
+  for (let k = 0; k < order.length; k++) {
+    const node = order[k]!;
+    for (const next of node.a ?? []) if (next) order.push(next);
+    if (node.sp) order.push(node.sp);
+    for (const next of node.m?.values() ?? []) order.push(next);
+  }
+  const id = new Map(order.map((node, k) => [node, k]));
+  const trie: FlatTrie = {
+    kids: new Int32Array(order.length * SLOTS),
+    other: new Map(),
+    cuesExact: new Int32Array(order.length),
+    cuesStem: new Int32Array(order.length),
+    anchor: new Int32Array(order.length),
+    flags: new Uint8Array(order.length),
+  };
+  order.forEach((node, k) => {
+    node.a?.forEach((next, slot) => {
+      if (next) trie.kids[k * SLOTS + slot] = id.get(next)!;
+    });
+    if (node.sp) trie.kids[k * SLOTS + 26] = id.get(node.sp)!;
+    for (const [code, next] of node.m ?? []) trie.other.set(k * 65536 + code, id.get(next)!);
+    trie.cuesExact[k] = node.cuesExact;
+    trie.cuesStem[k] = node.cuesStem;
+    trie.anchor[k] = node.anchor;
+    trie.flags[k] =
+      (node.stopExact ? STOP_EXACT : 0) |
+      (node.stopStem ? STOP_STEM : 0) |
+      (node.phraseEnd ? PHRASE_END : 0) |
+      (node.phraseLong ? PHRASE_LONG : 0) |
+      (node.cuesExact !== 0 || node.cuesStem !== 0 || node.stopExact || node.stopStem || node.anchor >= 0 ? MARKED : 0);
+  });
+  return trie;
+}
+
+/** The child of `node` for code unit `c`, or 0. */
+function step(trie: FlatTrie, node: number, c: number): number {
+  if (c >= 97 && c <= 122) return trie.kids[node * SLOTS + c - 97]!;
+  if (c === 32) return trie.kids[node * SLOTS + 26]!;
+  return trie.other.get(node * 65536 + c) ?? 0;
+}
+
 export interface Lexicon {
-  root: TrieNode;
-  /** Entries of dense scripts, matched from any place. */
-  dense: TrieNode;
+  trie: FlatTrie;
   /** Anchor words by id. */
   anchors: readonly string[];
   /** Hashes of the keyboard slips of phrase words (an open-addressing set; 0 is empty). */
@@ -200,16 +263,8 @@ export function buildLexicon(source: LexiconSource): Lexicon {
     }
     node.phraseEnd = true;
   }
-  const mark = (node: TrieNode) => {
-    node.marks = node.cuesExact | node.cuesStem | (node.stopExact || node.stopStem || node.anchor >= 0 ? 1 : 0);
-    for (const next of node.a ?? []) if (next) mark(next);
-    if (node.sp) mark(node.sp);
-    for (const next of node.m?.values() ?? []) mark(next);
-  };
-  mark(root);
-  mark(dense);
   const ciphers = cipherWords();
-  return { root, dense, anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
+  return { trie: flatten(root, dense), anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
 }
 
 /** What may stand between the letters of a spelled-out word (see text/join-spelled-letters). */
@@ -245,6 +300,8 @@ export interface Scan {
   chain: boolean;
   runs: boolean;
   floodRun: boolean;
+  /** A leet digit between two letters ("1gn0r3": see detect-injection's leetspeak lines). */
+  leet: boolean;
   /** Three or more single letters with one separator between each ("i g n o r e"). */
   spelled: boolean;
   /** A table: a line with two pipes, or two lines in a row with as many commas (or semicolons), two or more. */
@@ -267,6 +324,7 @@ export function newScan(lexicon: Lexicon): Scan {
     chain: false,
     runs: false,
     floodRun: false,
+    leet: false,
     spelled: false,
     cells: false,
     ciphers: new CipherCount(),
@@ -278,29 +336,26 @@ const isB64 = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c
 const isHexDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
 
 /**
- * Reads `s` (folded: lower case, blanks collapsed) into `scan`. Linear: one pass, plus one trie
- * walk from each word start (and from each character of a dense script), each walk bounded by
- * the longest entry.
+ * Reads `s` (folded: lower case, blanks collapsed) into `scan`. Linear: one pass, words of a-z
+ * read in a tight inner loop, plus one trie walk from each word start (and from each character of
+ * a dense script), each walk bounded by the longest entry.
  */
 export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
   const n = s.length;
-  const { root, dense, slipHashes, cipherHashes } = lexicon;
+  const { trie, slipHashes, cipherHashes } = lexicon;
   let unit = scan.unit + 1;
   let prev = 10;
-  // The current run of ASCII letters: its start and hash.
-  let asciiStart = -1;
-  let hash = HASH_SEED;
-  // Hyphen- or dot-chained words, base64 runs, hex tokens, short tokens.
+  // Hyphen- or dot-chained words, base64 runs, hex tokens, blank-separated tokens (floods).
   let chain = 0;
   let b64 = 0;
   let alnumStart = -1;
   let hexTokens = 0;
   let tokenStart = -1;
   let shortRun = 0;
-  let denseUntil = 0;
   let runDot = false;
-  // Single letters in a row (spelled-out words) and the separators of table cells on this line and the last.
+  // Words of other scripts, dense scripts, single letters in a row, table separators on this line and the last.
   let letterStart = -1;
+  let denseUntil = 0;
   let singles = 0;
   let lastSingleEnd = -2;
   let pipes = 0;
@@ -308,49 +363,106 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
   let semis = 0;
   let lastCommas = 0;
   let lastSemis = 0;
-  for (let i = 0; i <= n; i++) {
-    const c = i < n ? s.charCodeAt(i) : 10;
-    // The hot path: a letter a-z inside a word of them (most of any text).
-    if (c >= 97 && c <= 122 && asciiStart >= 0) {
-      hash = hashStep(hash, c);
-      if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
-      prev = c;
+  let i = 0;
+  while (i <= n) {
+    let c = i < n ? s.charCodeAt(i) : 10;
+    if (c >= 97 && c <= 122 && letterStart < 0) {
+      // A word of a-z: walked at its start, then read in a tight loop.
+      const start = i;
+      if (tokenStart < 0) tokenStart = i;
+      if (alnumStart < 0) alnumStart = i;
+      chain = (prev === 45 || prev === 46) && i >= 2 && isAsciiLetter(s.charCodeAt(i - 2)) ? chain + 1 : 1;
+      if (chain >= 4) scan.chain = true;
+      // A word of a-z right after letters of another script is part of the same word (one unit).
+      if (!(prev >= 0x80 && isLetter(prev))) unit += 1;
+      walk(s, i, trie, ROOT, unit, scan, false);
+      if (prev >= 0x600 && isDense(prev) && i >= denseUntil) {
+        const end = walk(s, i, trie, DENSE_ROOT, unit, scan, true);
+        if (end > i) denseUntil = end;
+      }
+      let hash = HASH_SEED;
+      do {
+        hash = hashStep(hash, c);
+        i++;
+        c = i < n ? s.charCodeAt(i) : 10;
+      } while (c >= 97 && c <= 122);
+      const len = i - start;
+      b64 += len;
+      if (b64 >= MIN_RUN_CHARS) scan.runs = true;
+      const wordEnds = c < 0x80 || !isLetter(c);
+      if (len >= 4 && len <= 40 && !scan.slip && hasHash(slipHashes, hash)) scan.slip = true;
+      if (wordEnds && len >= 3 && len <= MAX_CIPHER_WORD && hasHash(cipherHashes, hash)) {
+        const word = s.slice(start, i);
+        const ciphers = lexicon.ciphers.get(word);
+        if (ciphers) scan.ciphers.add(word, ciphers);
+      }
+      if (wordEnds) {
+        if (len === 1) {
+          // A single letter one separator after the last one continues a spelled-out run.
+          singles = start === lastSingleEnd + 1 && SPELLING_SEPARATORS.includes(s[lastSingleEnd]!) ? singles + 1 : 1;
+          if (singles >= 3) scan.spelled = true;
+          lastSingleEnd = i;
+        } else singles = 0;
+      } else letterStart = start;
+      prev = s.charCodeAt(i - 1);
       continue;
     }
-    const letter = isLetter(c);
-    if (!letter && letterStart >= 0) {
-      // A word ends: a single letter one separator after the last one continues a spelled-out run.
+    const letter = c >= 0x80 ? isLetter(c) : (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+    if (letter) {
+      // A letter of another script (or of a-z inside such a word).
+      const tokenBegins = letterStart < 0 && !isAsciiLetter(prev);
+      const startOfWord = letterStart < 0 || (prev < 0x80) !== (c < 0x80);
+      if (letterStart < 0) letterStart = i;
+      if (tokenStart < 0) tokenStart = i;
+      alnumStart = -1;
+      hexTokens = 0;
+      b64 = 0;
+      const denseHere = c >= 0x600 && isDense(c);
+      if (denseHere) unit += 0.5;
+      else if (tokenBegins) unit += 1;
+      if (startOfWord) walk(s, i, trie, ROOT, unit, scan, false);
+      if ((denseHere || (prev >= 0x600 && isDense(prev)) || (i + 1 < n && isDense(s.charCodeAt(i + 1)))) && i >= denseUntil) {
+        const end = walk(s, i, trie, DENSE_ROOT, unit, scan, true);
+        if (end > i) denseUntil = end;
+      }
+      prev = c;
+      i++;
+      continue;
+    }
+    // Not a letter: a word of another script ends.
+    if (letterStart >= 0) {
       if (i - letterStart === 1) {
         singles = letterStart === lastSingleEnd + 1 && SPELLING_SEPARATORS.includes(s[lastSingleEnd]!) ? singles + 1 : 1;
         if (singles >= 3) scan.spelled = true;
         lastSingleEnd = i;
       } else singles = 0;
       letterStart = -1;
-    } else if (letter && letterStart < 0) letterStart = i;
-    if (c === 124) pipes++;
-    else if (c === 44) commas++;
-    else if (c === 59) semis++;
-    else if (c === 10) {
-      if (pipes >= 2 || (commas >= 2 && commas === lastCommas) || (semis >= 2 && semis === lastSemis)) scan.cells = true;
-      lastCommas = commas;
-      lastSemis = semis;
-      pipes = 0;
-      commas = 0;
-      semis = 0;
     }
-    // End of a run of ASCII letters: a slip, a run-together word.
-    if (asciiStart >= 0 && !isAsciiLetter(c)) {
-      const len = i - asciiStart;
-      if (len >= 4 && len <= 40 && !scan.slip && hasHash(slipHashes, hash)) scan.slip = true;
-      if (len >= 3 && len <= MAX_CIPHER_WORD && hasHash(cipherHashes, hash) && (i >= n || !isLetter(c))) {
-        const word = s.slice(asciiStart, i);
-        const ciphers = lexicon.ciphers.get(word);
-        if (ciphers) scan.ciphers.add(word, ciphers);
-      }
-      asciiStart = -1;
+    const digit = c >= 48 && c <= 57;
+    if (digit) {
+      if (alnumStart < 0) alnumStart = i;
+      if (tokenStart < 0) tokenStart = i;
+      if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
+      // A leet digit (0 1 3 4 5 7) between two letters a-z.
+      if (c !== 50 && c !== 54 && c !== 56 && c !== 57 && isAsciiLetter(prev) && i + 1 < n && isAsciiLetter(s.charCodeAt(i + 1))) scan.leet = true;
+      prev = c;
+      i++;
+      continue;
     }
-    // End of a blank-separated token (floods) and of an alphanumeric token (hex bytes).
+    // An alphanumeric token ends: a hex byte ("6e", "0x6e") continues a run of them.
+    if (alnumStart >= 0) {
+      const len = i - alnumStart;
+      const hexByte = (len === 2 && isHexDigit(s.charCodeAt(alnumStart)) && isHexDigit(s.charCodeAt(alnumStart + 1))) || (len === 4 && s.charCodeAt(alnumStart) === 48 && s.charCodeAt(alnumStart + 1) === 120);
+      if (hexByte) {
+        if (++hexTokens >= MIN_HEX_TOKENS) scan.runs = true;
+      } else hexTokens = 0;
+      alnumStart = -1;
+    }
+    if (c === 43 || c === 47 || c === 95 || c === 45) {
+      if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
+    } else b64 = 0;
     if (c <= 32) {
+      // A blank ends a token: a run of short ones may be a flood.
       if (tokenStart >= 0) {
         if (i - tokenStart <= FLOOD_TOKEN_MAX_CHARS) {
           if (++shortRun >= FLOOD_RUN) scan.floodRun = true;
@@ -358,56 +470,36 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
         tokenStart = -1;
       }
       runDot = false;
-    } else if (tokenStart < 0) tokenStart = i;
-    const alnum = (c >= 48 && c <= 57) || isAsciiLetter(c);
-    if (alnum) {
-      if (alnumStart < 0) alnumStart = i;
-    } else if (alnumStart >= 0) {
-      const len = i - alnumStart;
-      const hexByte = (len === 2 && isHexDigit(s.charCodeAt(alnumStart)) && isHexDigit(s.charCodeAt(alnumStart + 1))) || (len === 4 && s.charCodeAt(alnumStart) === 48 && s.charCodeAt(alnumStart + 1) === 120);
-      if (hexByte) {
-        if (++hexTokens >= MIN_HEX_TOKENS) scan.runs = true;
-      } else if (!(len === 1 && s.charCodeAt(alnumStart) === 48 && c === 120)) hexTokens = 0;
-      alnumStart = -1;
-    }
-    if (isB64(c)) {
-      if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
-    } else b64 = 0;
-    if (!letter) {
-      // Clause breaks, commas, links and emails.
-      if (c === 10 || c === 33 || c === 63 || c === 59 || c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0xff1b || c === 0x61f || c === 0x964) scan.breaks.push(unit);
-      else if (c === 46) {
+      if (c === 10) {
+        scan.breaks.push(unit);
+        if (pipes >= 2 || (commas >= 2 && commas === lastCommas) || (semis >= 2 && semis === lastSemis)) scan.cells = true;
+        lastCommas = commas;
+        lastSemis = semis;
+        pipes = 0;
+        commas = 0;
+        semis = 0;
+      }
+    } else {
+      if (tokenStart < 0) tokenStart = i;
+      if (c === 46) {
         const next = i + 1 < n ? s.charCodeAt(i + 1) : 10;
         if (next <= 32) scan.breaks.push(unit);
         else runDot = true;
-      } else if (c === 44 || c === 0xff0c || c === 0x3001 || c === 0x60c) scan.commas.push(unit);
+      } else if (c === 44) {
+        scan.commas.push(unit);
+        commas++;
+      } else if (c === 124) pipes++;
+      else if (c === 59) {
+        scan.breaks.push(unit);
+        semis++;
+      } else if (c === 33 || c === 63 || c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0xff1b || c === 0x61f || c === 0x964) scan.breaks.push(unit);
+      else if (c === 0xff0c || c === 0x3001 || c === 0x60c) scan.commas.push(unit);
       else if (c === 64) {
         if (i > 0 && i + 1 < n && isLetterOrDigit(prev) && isLetterOrDigit(s.charCodeAt(i + 1))) addHit(scan, unit, CUE.DEST);
       } else if (c === 47 && runDot) addHit(scan, unit, CUE.DEST);
-      prev = c;
-      continue;
-    }
-    // A letter.
-    const denseHere = isDense(c);
-    const startOfWord = !isLetter(prev) || prev < 0x80 !== c < 0x80;
-    if (isAsciiLetter(c)) {
-      if (asciiStart < 0) {
-        asciiStart = i;
-        hash = HASH_SEED;
-        // A word chained to the last by one hyphen or dot ("ignore-all-previous").
-        chain = (prev === 45 || prev === 46) && i >= 2 && isAsciiLetter(s.charCodeAt(i - 2)) ? chain + 1 : 1;
-        if (chain >= 4) scan.chain = true;
-      }
-      hash = hashStep(hash, c);
-    }
-    if (denseHere) unit += 0.5;
-    else if (startOfWord) unit += 1;
-    if (startOfWord) walk(s, i, root, unit, scan, false);
-    if ((denseHere || (i > 0 && isDense(prev)) || (i + 1 < n && isDense(s.charCodeAt(i + 1)))) && i >= denseUntil) {
-      const end = walk(s, i, dense, unit, scan, true);
-      if (end > i) denseUntil = end;
     }
     prev = c;
+    i++;
   }
   scan.unit = unit;
 }
@@ -427,73 +519,78 @@ function addHit(scan: Scan, unit: number, cues: number): void {
  * stop cancels them all), the anchor and cipher word of a whole word, and the word-break hints.
  * Returns where the longest dense entry ended (for dense walks), or i.
  */
-function walk(s: string, i: number, top: TrieNode, unit: number, scan: Scan, anywhere: boolean): number {
+function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, scan: Scan, anywhere: boolean): number {
   const n = s.length;
-  let node: TrieNode = top;
+  const { kids, flags } = trie;
+  let node = top;
   let cues = 0;
   let stopped = false;
   let longest = i;
   let j = i;
   // Letters a-z only so far: the path of a phrase word (for the word-break hints).
   let lettersOnly = !anywhere;
-  // Where a phrase word of three letters or more ends inside the word (a run-together word may split there).
+  // A phrase word of three letters or more ends inside the word (a run-together word may split there).
   let splits = false;
   while (j < n) {
     const c = s.charCodeAt(j);
-    let next: TrieNode | undefined;
-    if (c >= 97 && c <= 122) next = node.a === null ? undefined : node.a[c - 97];
+    let next: number;
+    if (c >= 97 && c <= 122) next = kids[node * SLOTS + c - 97]!;
     else {
-      next = c === 32 ? node.sp : node.m === null ? undefined : node.m.get(c);
+      next = c === 32 ? kids[node * SLOTS + 26]! : (trie.other.get(node * 65536 + c) ?? 0);
       lettersOnly = false;
     }
-    if (next === undefined) break;
+    if (next === 0) break;
     node = next;
     j++;
+    const f = flags[node]!;
     if (lettersOnly) {
       const after = j < n ? s.charCodeAt(j) : 10;
       if (after >= 97 && after <= 122) {
-        if (node.phraseEnd && j - i >= 3) splits = true;
-      } else if (node.phraseLong && !scan.wordBreak && j < n && joinsIntoPhraseWord(s, j, node, j - i)) {
+        if ((f & PHRASE_END) !== 0 && j - i >= 3) splits = true;
+      } else if ((f & PHRASE_LONG) !== 0 && !scan.wordBreak && j < n && joinsIntoPhraseWord(s, j, trie, node, j - i)) {
         // Pieces of a phrase word with one separator between ("dis regard", "in struc tions").
         scan.wordBreak = true;
       }
     }
-    if (node.marks === 0) continue;
+    if ((f & MARKED) === 0) continue;
     const atBoundary = anywhere || boundaryAt(s, j);
-    if (node.cuesStem !== 0 || node.stopStem || (atBoundary && (node.cuesExact !== 0 || node.stopExact))) {
-      if (node.stopStem || (atBoundary && node.stopExact)) {
+    const stem = trie.cuesStem[node]!;
+    const exact = trie.cuesExact[node]!;
+    if (stem !== 0 || (f & STOP_STEM) !== 0 || (atBoundary && (exact !== 0 || (f & STOP_EXACT) !== 0))) {
+      if ((f & STOP_STEM) !== 0 || (atBoundary && (f & STOP_EXACT) !== 0)) {
         stopped = true;
         cues = 0;
-      } else if (!stopped) cues |= node.cuesStem | (atBoundary ? node.cuesExact : 0);
+      } else if (!stopped) cues |= stem | (atBoundary ? exact : 0);
       longest = j;
     }
     // A whole word (or phrase) ends at j.
-    if (atBoundary && !anywhere && node.anchor >= 0) scan.anchors[node.anchor] = 1;
+    const anchor = trie.anchor[node]!;
+    if (atBoundary && !anywhere && anchor >= 0) scan.anchors[anchor] = 1;
   }
   // A word run together from phrase words ("ignoreall"): read as the word-break reading reads it.
   if (splits && !scan.wordBreak) {
     let end = i;
     while (end < n && isAsciiLetter(s.charCodeAt(end))) end++;
-    if (end - i <= MAX_SPLIT_CHARS && splitsIntoPhraseWords(s, i, end, top)) scan.wordBreak = true;
+    if (end - i <= MAX_SPLIT_CHARS && splitsIntoPhraseWords(s, i, end, trie)) scan.wordBreak = true;
   }
   if (cues !== 0 && !stopped) addHit(scan, unit, cues);
   return anywhere ? longest : i;
 }
 
-/** Whether the pieces after s[j] (a separator), walked on from `node`, make a phrase word of five letters or more. */
-function joinsIntoPhraseWord(s: string, j: number, from: TrieNode, firstLetters: number): boolean {
+/** Whether the pieces after s[j] (a separator), walked on from `from`, make a phrase word of five letters or more. */
+function joinsIntoPhraseWord(s: string, j: number, trie: FlatTrie, from: number, firstLetters: number): boolean {
   const n = s.length;
-  let node: TrieNode | undefined = from;
+  let node = from;
   let k = j;
   let letters = firstLetters;
-  for (let pieces = 1; pieces < MAX_JOINED_PIECES && node?.phraseLong && k + 1 < n && isSeparator(s.charCodeAt(k)) && isAsciiLetter(s.charCodeAt(k + 1)); pieces++) {
+  for (let pieces = 1; pieces < MAX_JOINED_PIECES && node !== 0 && (trie.flags[node]! & PHRASE_LONG) !== 0 && k + 1 < n && isSeparator(s.charCodeAt(k)) && isAsciiLetter(s.charCodeAt(k + 1)); pieces++) {
     k++;
     while (k < n && isAsciiLetter(s.charCodeAt(k))) {
-      node = node ? child(node, s.charCodeAt(k)) : undefined;
+      if (node !== 0) node = step(trie, node, s.charCodeAt(k));
       letters++;
       k++;
     }
-    if (node?.phraseEnd && letters >= MIN_JOINED_CHARS) return true;
+    if (node !== 0 && (trie.flags[node]! & PHRASE_END) !== 0 && letters >= MIN_JOINED_CHARS) return true;
   }
   return false;
 }
@@ -509,7 +606,7 @@ const SPLIT_LONGEST = new Uint8Array(MAX_SPLIT_CHARS + 1);
  * Whether s[from, end) is two to four phrase words of three letters or more, one of five or
  * more ("ignoreall", "previousinstructions"; not "output", "out" + "put").
  */
-function splitsIntoPhraseWords(s: string, from: number, end: number, top: TrieNode): boolean {
+function splitsIntoPhraseWords(s: string, from: number, end: number, trie: FlatTrie): boolean {
   const len = end - from;
   // parts[k]: fewest phrase words spelling s[from, from + k), plus one (0: unreached); longest[k]: the longest part on that way.
   SPLIT_PARTS.fill(0, 0, len + 1);
@@ -518,10 +615,11 @@ function splitsIntoPhraseWords(s: string, from: number, end: number, top: TrieNo
   for (let k = 0; k < len; k++) {
     const parts = SPLIT_PARTS[k]!;
     if (parts === 0 || parts > MAX_SPLIT_PARTS) continue;
-    let node: TrieNode | undefined = top;
-    for (let j = k; j < len && node; j++) {
-      node = child(node, s.charCodeAt(from + j));
-      if (!node?.phraseEnd || j + 1 - k < MIN_PART_CHARS) continue;
+    let node = ROOT;
+    for (let j = k; j < len; j++) {
+      node = step(trie, node, s.charCodeAt(from + j));
+      if (node === 0) break;
+      if ((trie.flags[node]! & PHRASE_END) === 0 || j + 1 - k < MIN_PART_CHARS) continue;
       const longest = Math.max(SPLIT_LONGEST[k]!, j + 1 - k);
       const at = j + 1;
       if (SPLIT_PARTS[at] === 0 || parts + 1 < SPLIT_PARTS[at]! || (parts + 1 === SPLIT_PARTS[at] && longest > SPLIT_LONGEST[at]!)) {

@@ -605,9 +605,10 @@ export function cipherWords(): ReadonlyMap<string, readonly CipherName[]> {
  * over), most first, at most two.
  */
 export class CipherCount {
-  private readonly counts = new Map<CipherName, { hits: number; first: string }>();
+  private counts: Map<CipherName, { hits: number; first: string }> | null = null;
 
   add(word: string, ciphers: readonly CipherName[]): void {
+    this.counts ??= new Map();
     for (const cipher of ciphers) {
       const seen = this.counts.get(cipher);
       if (!seen) this.counts.set(cipher, { hits: 1, first: word });
@@ -616,7 +617,7 @@ export class CipherCount {
   }
 
   likely(): CipherName[] {
-    if (this.counts.size === 0) return [];
+    if (this.counts === null) return [];
     return [...this.counts]
       .filter(([, c]) => c.hits >= MIN_CIPHER_HITS)
       .sort((a, b) => b[1].hits - a[1].hits)
