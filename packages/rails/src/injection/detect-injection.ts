@@ -40,7 +40,9 @@ function normalize(text: string): string {
 
 /** normalize without collapsing blanks (two spaces still part spelled-out words: see joinSpelledLetters). */
 function fold(text: string): string {
-  const out = NON_ASCII.test(text) ? normalizeText(text.replace(INVISIBLE, ''), { confusables: true, lowerCase: true }).text : text.toLowerCase();
+  // Lower case first: look-alike letters are mapped by case ("І" reads as "l", "і" as "i"), and a
+  // word of any script must fold the same way in every case its writer chose.
+  const out = NON_ASCII.test(text) ? normalizeText(text.toLowerCase().replace(INVISIBLE, ''), { confusables: true, lowerCase: true }).text : text.toLowerCase();
   return out.includes('_') ? out.replace(WORD_JOINER, ' ') : out;
 }
 
@@ -241,8 +243,34 @@ function phraseSignals(normalized: string, scan: Scan, into: Set<string>): void 
       }
       if (!ok) continue;
     }
-    if (p.regex.test(normalized)) into.add(p.signal);
+    if (p.negatable ? matchesUnnegated(p.regex, normalized) : p.regex.test(normalized)) into.add(p.signal);
   }
+}
+
+/** Words that make what follows them advice ("never send…"), up to two words before. */
+const NEGATION_BEFORE = /\b(?:never|not|don't|dont|do not|cannot|can't|won't|will not|must not|mustn't|should not|shouldn't|no one should|nobody should)(?: [a-z']{1,12}){0,2} $/;
+/** "If you don't share…, I will…" is a threat with a negation in it, not advice. */
+const CONDITION_BEFORE = /\b(?:if|unless|or else) (?:you|u) (?:don't|dont|do not|won't|will not|cannot|can't|refuse to|fail to)\b/;
+/** Matches looked at, at most, for one not after a negation. */
+const MAX_NEGATED_MATCHES = 8;
+/** Global copies of the negatable patterns (the patterns are not global). */
+const globalCopies = new Map<RegExp, RegExp>();
+
+function matchesUnnegated(regex: RegExp, text: string): boolean {
+  let global = globalCopies.get(regex);
+  if (!global) {
+    global = new RegExp(regex.source, `${regex.flags}g`);
+    globalCopies.set(regex, global);
+  }
+  global.lastIndex = 0;
+  for (let k = 0; k < MAX_NEGATED_MATCHES; k++) {
+    const m = global.exec(text);
+    if (m === null) return false;
+    const before = text.slice(Math.max(0, m.index - 40), m.index);
+    if (!NEGATION_BEFORE.test(before) || CONDITION_BEFORE.test(before)) return true;
+    global.lastIndex = m.index + 1;
+  }
+  return true;
 }
 
 /** The ASCII text spelled by tag characters (U+E0020..U+E007E map to ' '..'~'), outside emoji flags. */
@@ -341,6 +369,20 @@ export interface InjectionOptions {
   floodIn?: readonly string[];
 }
 
+/** `text` with each span [start, end) of `spans` (pairs) written over with x's. */
+function masked(text: string, spans: readonly number[]): string {
+  let out = '';
+  let copied = 0;
+  for (let k = 0; k + 1 < spans.length; k += 2) {
+    const start = Math.max(spans[k]!, copied);
+    const end = spans[k + 1]!;
+    if (end <= start) continue;
+    out += text.slice(copied, start) + 'x'.repeat(end - start);
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
+
 /** Signals of `text` read as it is and through its disguises (not its encodings). Returns the scan. */
 function readSignals(text: string, signals: Set<string>): Scan {
   const folded = fold(text);
@@ -348,7 +390,8 @@ function readSignals(text: string, signals: Set<string>): Scan {
   const lexicon = lex();
   const scan = newScan(lexicon);
   scanText(base, lexicon, scan);
-  let analysed = base;
+  // What says the opposite of a cue ("don't forget the previous instructions") is not read by the patterns either.
+  let analysed = scan.stopSpans.length > 0 ? masked(base, scan.stopSpans) : base;
   let extra = '';
   // Words spelled out letter by letter ("i g n o r e  a l l  p r e v i o u s") read once more,
   // joined. Read in the folded text: mostly ASCII, which joinSpelledLetters tests cheaply.

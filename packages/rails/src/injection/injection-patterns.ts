@@ -12,6 +12,11 @@ export interface PhrasePattern {
   anchors: readonly string[];
   /** A second set of such words, when every match also has one of them (both sets must be met). */
   also?: readonly string[];
+  /**
+   * A match right after a negation ("never send your password to…", "do not give…") is advice,
+   * not a demand: it does not count.
+   */
+  negatable?: boolean;
   regex: RegExp;
   /**
    * A cheap test the text must pass before `regex` is tried (shared by several patterns and run
@@ -141,18 +146,18 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'authority-claim', anchors: A('administrator admin ceo cto developer owner supervisor creator root operator'), regex: /\bas (?:the|your) (?:[a-z-]{1,20} ){0,2}(?:administrator|admin|ceo|cto|developer|owner|supervisor|creator|root user|system operator)\b/ },
   { signal: 'authority-claim', anchors: A('obligated required authorized authorised ordered commanded'), regex: /\byou are (?:now )?(?:obligated|required|authori[sz]ed|ordered|commanded) to\b/ },
   {
-    signal: 'sensitive-data-request', anchors: A('personal private confidential sensitive medical financial classified secret login banking proprietary patient patients customer customers employee employees user users'), also: A('give share provide send show tell reveal disclose leak hand grant access'),
+    signal: 'sensitive-data-request', negatable: true, anchors: A('personal private confidential sensitive medical financial classified secret login banking proprietary patient patients customer customers employee employees user users'), also: A('give share provide send show tell reveal disclose leak hand grant access'),
     regex:
       /\b(?:give|share|provide|send|show|tell|reveal|disclose|leak|hand over|grant|access)(?: me| us)?(?: with| access to| about)?(?: all| the| your| any| every)?(?: of)?(?: the| your| their| its)? (?:[a-z'-]{1,20} ){0,2}(?:personal|private|confidential|sensitive|medical|financial|classified|secret|login|banking|proprietary|patient's|patients'|patient|customer|customers'|employee|employees'|user's|users')(?: [a-z'-]{1,20}){0,2} (?:information|info|data|records?|details|credentials|files|documents|secrets|histor(?:y|ies)|reports?|statements?|algorithms?|formulas?|source code)\b/,
   },
   // The same demand in the first person: "I need all patients' medical records immediately".
   {
-    signal: 'sensitive-data-request', anchors: A('personal private confidential sensitive medical financial classified secret banking proprietary patients patient customer customers employee employees users'), also: A('need want require demand'),
+    signal: 'sensitive-data-request', negatable: true, anchors: A('personal private confidential sensitive medical financial classified secret banking proprietary patients patient customer customers employee employees users'), also: A('need want require demand'),
     regex:
       /\bi (?:need|want|require|demand)(?: you to (?:give|send|provide|share|show)(?: me| us)?)?(?: access to)?(?: all| the| your| any| every)?(?: of)?(?: the| your| their| its)? (?:[a-z'-]{1,20} ){0,2}(?:personal|private|confidential|sensitive|medical|financial|classified|secret|banking|proprietary|patients'|patient|customer|customers'|employee|employees'|users')(?: [a-z'-]{1,20}){0,2} (?:information|info|data|records?|details|credentials|files|documents|secrets|histor(?:y|ies)|reports?)\b/,
   },
   {
-    signal: 'sensitive-data-request', anchors: A('social ssn ssns credit bank password passwords pin api'), also: A('give share provide send tell reveal disclose leak hand'),
+    signal: 'sensitive-data-request', negatable: true, anchors: A('social ssn ssns credit bank password passwords pin api'), also: A('give share provide send tell reveal disclose leak hand'),
     regex: /\b(?:give|share|provide|send|tell|reveal|disclose|leak|hand over)(?: me| us)?(?: with)? (?:your|the|their|his|her|all|any)(?: [a-z'-]{1,20}){0,2} (?:social security numbers?|ssns?|credit card (?:numbers?|details|info(?:rmation)?)|bank account (?:numbers?|details|info(?:rmation)?)|passwords?|pin codes?|api keys?)\b/,
   },
   { signal: 'coercion', anchors: A('consequences'), regex: /\bor (?:face|suffer) (?:severe |serious |dire |the )?consequences\b/ },
@@ -160,7 +165,7 @@ export const PHRASE_PATTERNS: readonly PhrasePattern[] = [
   { signal: 'new-task', anchors: A('situation new now'), regex: /\b(?:the situation has changed|your new (?:task|goal|objective|instructions?|role|purpose|rules?) (?:is|are)|instead,? you (?:must|will|should) now|you must now|from now on,? you (?:must|will|should|shall) (?:only|always|never|respond|reply|answer|say))\b/ },
   { signal: 'output-forcing', anchors: A('reply replies response responses answer answers output outputs message messages'), also: A('begin start prefix preface open end'), regex: /\b(?:begin|start|prefix|preface|open|end) (?:your|each|every) (?:reply|response|answer|output|message)s? with\b/ },
   // An action hijack: money or data sent to the writer ("transfer funds to my account").
-  { signal: 'tool-hijack', anchors: A('funds money payment payments bitcoin crypto credentials password passwords contacts api token tokens'), regex: /\b(?:transfer|send|wire|move|forward|upload|leak|exfiltrate)\b[^.\n]{0,40}?\b(?:funds|money|payments?|bitcoin|crypto|credentials|passwords?|contacts|api keys?|tokens?)\b[^.\n]{0,30}?\bto (?:my|this|the following|an? external|the attacker's|me at|[a-z0-9._%+-]{1,64}@)/ },
+  { signal: 'tool-hijack', negatable: true, anchors: A('funds money payment payments bitcoin crypto credentials password passwords contacts api token tokens'), regex: /\b(?:transfer|send|wire|move|forward|upload|leak|exfiltrate)\b[^.\n]{0,40}?\b(?:funds|money|payments?|bitcoin|crypto|credentials|passwords?|contacts|api keys?|tokens?)\b[^.\n]{0,30}?\bto (?:my|this|the following|an? external|the attacker's|me at|[a-z0-9._%+-]{1,64}@)/ },
   // Indirect injection: text in data that addresses the model's own answer.
   { signal: 'response-directive', anchors: A('response reply answer output code implementation'), also: A('your'), regex: /\b(?:in|into|within|inside) your (?:response|reply|answer|output|code|implementation)\b/ },
   // Text in data that has the reader encode its own answer (a cipher, base16, letters as numbers,

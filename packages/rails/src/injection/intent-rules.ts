@@ -7,19 +7,20 @@ import type { Scan } from './intent-scan';
  * Japanese is half a unit) and whether a clause ends between them:
  * - `ignore-instructions`: an override verb within six units of what is overridden, with a word
  *   that makes it the reader's within three ("ignore all previous instructions", "önceki tüm
- *   talimatları yok say", "忽略之前的所有指令"), no clause end or comma between; with only
+ *   talimatları yok say", "忽略之前的所有指令"; within four), no clause end or comma between; with only
  *   "above" or "so far" there, `ignore-above` (weaker: manuals skip steps that way);
  * - `system-prompt-exfiltration`: reveal/show/print within eight units of the system prompt or
  *   the reader's prompt;
- * - `exfiltration`: send/forward/upload within eight units of something sensitive (a password,
- *   the conversation, card details) and fifteen of a destination (a link, an email address, "this
- *   webhook"), not negated ("never send your password to anyone");
- * - `redirect-user`: tell/ask/direct the user (within three units) with a link within 25 units
+ * - `exfiltration`: send/forward/upload within fifteen units of something sensitive (a password,
+ *   the conversation, card details; verb-last languages put them far apart) and twenty of a
+ *   destination (a link, an email address, "this webhook"), in one clause, not negated ("never
+ *   send your password to anyone");
+ * - `redirect-user`: tell/ask/direct the user (within fifteen units, one clause) with a link within 25 units
  *   and, within 25 units too, something sensitive, "instead"/"secretly", or alarm ("urgent",
  *   "locked"), or the text addressed to the assistant; without that, only `user-link` (weak: a
  *   support article may tell the reader where to go);
  * - `addressed-to-assistant`: a marker of address ("note to", "if you are", "reading this") within
- *   three units of the assistant/AI/model, then an imperative within fifteen units;
+ *   three units of the assistant/AI/model, then an imperative or an intent's verb within fifteen;
  * - `new-instructions`: "new instructions", "from now on" (weak alone).
  */
 
@@ -77,7 +78,7 @@ export function intentSignals(scan: Scan, into: Set<string>): void {
     for (const u of unitsOf(scan, CUE.INS)) {
       if (!near(ovr, u, 6, (o) => o !== u && !brokenBetween(scan, o, u, true))) continue;
       const reader = (p: number) => !brokenBetween(scan, p, u, true);
-      if (near(pri, u, 3, reader)) {
+      if (near(pri, u, 4, reader)) {
         into.add('ignore-instructions');
         break;
       }
@@ -89,7 +90,7 @@ export function intentSignals(scan: Scan, into: Set<string>): void {
     const rev = unitsOf(scan, CUE.REV);
     const owner = unitsOf(scan, CUE.SYSW | CUE.PRI);
     for (const u of unitsOf(scan, CUE.PRM)) {
-      const owned = near(owner, u, 2, (o) => o <= u && !brokenBetween(scan, o, u, true));
+      const owned = near(owner, u, 2, (o) => !brokenBetween(scan, o, u, true));
       if (owned && near(rev, u, 8, (r) => r !== u && !brokenBetween(scan, r, u, false))) {
         into.add('system-prompt-exfiltration');
         break;
@@ -102,21 +103,21 @@ export function intentSignals(scan: Scan, into: Set<string>): void {
     const neg = unitsOf(scan, CUE.NEG);
     for (const u of unitsOf(scan, CUE.SEND)) {
       if (near(neg, u - 1.5, 1.5, (n) => n < u)) continue;
-      if (near(sens, u, 8, (x) => x !== u && !brokenBetween(scan, x, u, false)) && near(dest, u, 15, (d) => d !== u && !brokenBetween(scan, d, u, false))) {
+      if (near(sens, u, 15, (x) => x !== u && !brokenBetween(scan, x, u, false)) && near(dest, u, 20, (d) => d !== u && !brokenBetween(scan, d, u, false))) {
         into.add('exfiltration');
         break;
       }
     }
   }
-  const addressed = has(scan, CUE.MARK, CUE.ADDR, CUE.IMP) && addressedToAssistant(scan);
+  const addressed = has(scan, CUE.MARK, CUE.ADDR, CUE.IMP | CUE.OVR | CUE.REV | CUE.SEND | CUE.TELL) && addressedToAssistant(scan);
   if (addressed) into.add('addressed-to-assistant');
   if (has(scan, CUE.TELL, CUE.USER, CUE.DEST)) {
     const users = unitsOf(scan, CUE.USER);
     const dest = unitsOf(scan, CUE.DEST);
     const alarm = unitsOf(scan, CUE.SENS | CUE.INST | CUE.URG);
     for (const u of unitsOf(scan, CUE.TELL)) {
-      if (!near(users, u, 3, (x) => x !== u && !brokenBetween(scan, x, u, true)) || !near(dest, u, 25)) continue;
-      if (addressed || (scan.cues & CUE.ADDR) !== 0 || near(alarm, u, 25)) {
+      if (!near(users, u, 15, (x) => x !== u && !brokenBetween(scan, x, u, false)) || !near(dest, u, 25)) continue;
+      if (addressed || near(alarm, u, 25)) {
         into.add('redirect-user');
         into.delete('user-link');
         break;
@@ -129,7 +130,8 @@ export function intentSignals(scan: Scan, into: Set<string>): void {
 
 function addressedToAssistant(scan: Scan): boolean {
   const addr = unitsOf(scan, CUE.ADDR);
-  const imp = unitsOf(scan, CUE.IMP);
+  // After the address, an imperative, or a verb of an intent (override, reveal, send, tell).
+  const imp = unitsOf(scan, CUE.IMP | CUE.OVR | CUE.REV | CUE.SEND | CUE.TELL);
   for (const m of unitsOf(scan, CUE.MARK)) {
     for (const a of addr) {
       if (Math.abs(a - m) > 3 || brokenBetween(scan, a, m, false)) continue;

@@ -78,6 +78,23 @@ export function isDense(c: number): boolean {
   );
 }
 
+/**
+ * How much of a word unit one character of a dense script is: a Chinese character half a word,
+ * a kana a third (words of kana are longer), a Hangul syllable half (its jamo after the first
+ * nothing: folding splits syllables into jamo). Arabic-script words are spaced and count as
+ * words (their entries are matched anywhere for the particles glued on).
+ */
+function unitOf(c: number): number {
+  if (c >= 0x3040 && c <= 0x30ff) return 0.35;
+  if ((c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x0e00 && c <= 0x0e7f)) return 0.5;
+  if ((c >= 0x1100 && c <= 0x1112) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0x3131 && c <= 0x314e)) return 0.5;
+  return 0;
+}
+const isArabicScript = (c: number) => (c >= 0x0600 && c <= 0x06ff) || (c >= 0x0750 && c <= 0x077f) || (c >= 0xfb50 && c <= 0xfdff) || (c >= 0xfe70 && c <= 0xfeff);
+
+/** Devanagari and Bengali (spaced, with postpositions written onto the word). */
+const isIndic = (c: number) => c >= 0x900 && c <= 0x9ff;
+
 /** A letter of any script (lower-case ASCII after folding, or any code unit that is no sign, space or surrogate). */
 function isLetter(c: number): boolean {
   if (c < 0xc0) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 0xaa || c === 0xb5 || c === 0xba;
@@ -238,17 +255,21 @@ export function buildLexicon(source: LexiconSource): Lexicon {
     for (const [name, list] of Object.entries(language.cues) as Array<[CueName, string]>) for (const entry of list.split('|')) entries.push([entry, CUE[name], false]);
     for (const entry of (language.stops ?? '').split('|')) if (entry) entries.push([entry, 0, true]);
     for (const [raw, cue, stop] of entries) {
-      const stem = raw.endsWith('*');
-      const written = stem ? raw.slice(0, -1) : raw;
-      const word = source.fold(written);
-      if (!word) continue;
+      const written = raw.endsWith('*') ? raw.slice(0, -1) : raw;
+      // Words of Indic scripts take their postpositions glued on ("ব্যবহারকারীকে"): read as stems.
+      const stem = raw.endsWith('*') || isIndic(written.charCodeAt(0));
       const anywhere = isDense(written.charCodeAt(0));
+      // A dotless ı folds apart from the i that upper case gives ("KULLANICI"): both are entered.
+      const spellings = new Set([source.fold(written), source.fold(written.replace(/ı/g, 'i'))]);
+      for (const word of spellings) {
+      if (!word) continue;
       const node = insert(anywhere ? dense : root, word);
       if (stop) {
         if (stem || anywhere) node.stopStem = true;
         else node.stopExact = true;
       } else if (stem || anywhere) node.cuesStem |= cue;
       else node.cuesExact |= cue;
+      }
     }
   }
   source.anchorWords.forEach((word, id) => {
@@ -307,6 +328,13 @@ export interface Scan {
   /** A table: a line with two pipes, or two lines in a row with as many commas (or semicolons), two or more. */
   cells: boolean;
   ciphers: CipherCount;
+  /**
+   * Spans [start, end) of the last text scanned that say the opposite of a cue ("don't forget"):
+   * no cue inside them counts, and the caller masks them before its patterns read the text.
+   */
+  stopSpans: number[];
+  /** Where the last stop of the text being scanned ends. */
+  stopUntil: number;
   /** The unit count so far (a scan of several texts continues it). */
   unit: number;
 }
@@ -328,6 +356,8 @@ export function newScan(lexicon: Lexicon): Scan {
     spelled: false,
     cells: false,
     ciphers: new CipherCount(),
+    stopSpans: [],
+    stopUntil: 0,
     unit: 0,
   };
 }
@@ -345,6 +375,8 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
   const { trie, slipHashes, cipherHashes } = lexicon;
   let unit = scan.unit + 1;
   let prev = 10;
+  scan.stopSpans.length = 0;
+  scan.stopUntil = 0;
   // Hyphen- or dot-chained words, base64 runs, hex tokens, blank-separated tokens (floods).
   let chain = 0;
   let b64 = 0;
@@ -386,6 +418,11 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
         i++;
         c = i < n ? s.charCodeAt(i) : 10;
       } while (c >= 97 && c <= 122);
+      // Letters of a dense script folded to a-z ("ا" reads as "i"): the entry may start here.
+      if (c >= 0x600 && isDense(c) && start >= denseUntil) {
+        const end = walk(s, start, trie, DENSE_ROOT, unit, scan, true);
+        if (end > start) denseUntil = end;
+      }
       const len = i - start;
       b64 += len;
       if (b64 >= MIN_RUN_CHARS) scan.runs = true;
@@ -418,7 +455,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
       hexTokens = 0;
       b64 = 0;
       const denseHere = c >= 0x600 && isDense(c);
-      if (denseHere) unit += 0.5;
+      if (denseHere && !isArabicScript(c)) unit += unitOf(c);
       else if (tokenBegins) unit += 1;
       if (startOfWord) walk(s, i, trie, ROOT, unit, scan, false);
       if ((denseHere || (prev >= 0x600 && isDense(prev)) || (i + 1 < n && isDense(s.charCodeAt(i + 1)))) && i >= denseUntil) {
@@ -440,6 +477,8 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
     }
     const digit = c >= 48 && c <= 57;
     if (digit) {
+      // A word whose first letter folds to a digit ("з" reads as "3"): walked from the digit.
+      if (!isLetterOrDigit(prev) && i + 1 < n && isLetter(s.charCodeAt(i + 1)) && trie.other.has(ROOT * 65536 + c)) walk(s, i, trie, ROOT, unit + 1, scan, false);
       if (alnumStart < 0) alnumStart = i;
       if (tokenStart < 0) tokenStart = i;
       if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
@@ -525,6 +564,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
   let node = top;
   let cues = 0;
   let stopped = false;
+  let stopEnd = -1;
   let longest = i;
   let j = i;
   // Letters a-z only so far: the path of a phrase word (for the word-break hints).
@@ -560,6 +600,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
       if ((f & STOP_STEM) !== 0 || (atBoundary && (f & STOP_EXACT) !== 0)) {
         stopped = true;
         cues = 0;
+        stopEnd = j;
       } else if (!stopped) cues |= stem | (atBoundary ? exact : 0);
       longest = j;
     }
@@ -573,7 +614,10 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
     while (end < n && isAsciiLetter(s.charCodeAt(end))) end++;
     if (end - i <= MAX_SPLIT_CHARS && splitsIntoPhraseWords(s, i, end, trie)) scan.wordBreak = true;
   }
-  if (cues !== 0 && !stopped) addHit(scan, unit, cues);
+  if (stopEnd > 0) {
+    scan.stopSpans.push(i, stopEnd);
+    scan.stopUntil = Math.max(scan.stopUntil, stopEnd);
+  } else if (cues !== 0 && !stopped && i >= scan.stopUntil) addHit(scan, unit, cues);
   return anywhere ? longest : i;
 }
 
