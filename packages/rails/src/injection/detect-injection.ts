@@ -5,8 +5,9 @@ import { normalizeText, readLeetspeak } from '../text/normalize-text';
 import { patternWords } from '../text/pattern-words';
 import { readWordBreaks, wordBreakReader, type WordBreakReader } from '../text/word-breaks';
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
+import { CUE } from './intent-lexicon';
 import { intentSignals } from './intent-rules';
-import { buildLexicon, newScan, scanText, type Lexicon, type Scan } from './intent-scan';
+import { buildLexicon, cipherByLetters, isUnspaced, newScan, scanText, type Lexicon, type Scan } from './intent-scan';
 
 export interface InjectionResult {
   /** 0..1; compare with the policy's threshold. */
@@ -195,9 +196,9 @@ function cellReadings(normalized: string): string {
   let rows: string[][] = [];
   const flush = () => {
     if (rows.length >= 2 || (rows.length === 1 && rows[0]!.length >= 3)) {
-      out += '\n' + rows.map((cells) => cells.join(' ')).join(' ');
+      out += '\n' + joinCells(rows.flat());
       const columns = Math.max(...rows.map((cells) => cells.length));
-      for (let c = 0; c < columns && rows.length >= 2; c++) out += '\n' + rows.map((cells) => cells[c] ?? '').join(' ');
+      for (let c = 0; c < columns && rows.length >= 2; c++) out += '\n' + joinCells(rows.map((cells) => cells[c] ?? ''));
     }
     rows = [];
   };
@@ -218,6 +219,16 @@ function cellReadings(normalized: string): string {
   }
   flush();
   // A lone CSV or semicolon "row" is a sentence with commas: only pipe and tab rows stand alone.
+  return out;
+}
+
+/** Cells joined by spaces, or by nothing between two characters of a script written without spaces. */
+function joinCells(cells: readonly string[]): string {
+  let out = '';
+  for (const cell of cells) {
+    if (!cell) continue;
+    out += out && !(isUnspaced(out.charCodeAt(out.length - 1)) && isUnspaced(cell.charCodeAt(0))) ? ` ${cell}` : cell;
+  }
   return out;
 }
 
@@ -345,6 +356,67 @@ function weightOf(signal: string): number {
 }
 /** Instructions hidden in an encoding (base64, rot13, percent…): an encoding chosen to hide them. */
 const DECODED_INSTRUCTIONS_WEIGHT = 0.65;
+/**
+ * Whether a text in which the scan found no cue word at all has two cue words or more read
+ * backwards (the first MAX_BACKWARDS_CHARS characters). Most texts have a cue word ("all",
+ * "your", "please"), so few pay for this.
+ */
+function readsBackwards(text: string, scan: Scan): boolean {
+  if (scan.hitCues.length > 0 || text.length < MIN_BACKWARDS_CHARS) return false;
+  const folded = fold(text.slice(0, MAX_BACKWARDS_CHARS));
+  if (!pairsRunBackwards(folded) && !mostlyOtherScripts(folded)) return false;
+  const lexicon = lex();
+  const back = newScan(lexicon);
+  scanText(normalize(Array.from(text.slice(0, MAX_BACKWARDS_CHARS)).reverse().join('')), lexicon, back);
+  let cues = 0;
+  for (const c of back.hitCues) if ((c & ~(CUE.DEST | CUE.REVERSED)) !== 0) cues++;
+  return cues >= MIN_REVERSED_CUES;
+}
+const MIN_BACKWARDS_CHARS = 16;
+
+/**
+ * Letter pairs that Latin-script languages write one way round far more than the other ("th",
+ * "qu", "ch", "ng"…; as codes, first * 32 + second): in reversed text the other way round wins.
+ */
+const ONE_WAY_PAIRS = ['th', 'he', 'qu', 'ch', 'sh', 'ng', 'nd', 'wh', 'ck', 'gh', 'sc', 'ou'].map((p) => (p.charCodeAt(0) - 96) * 32 + (p.charCodeAt(1) - 96));
+const ONE_WAY = new Uint8Array(32 * 32);
+for (const p of ONE_WAY_PAIRS) {
+  ONE_WAY[p] = 1;
+  ONE_WAY[(p % 32) * 32 + Math.floor(p / 32)] = 2;
+}
+
+/** Whether most letters of `folded` are not a-z (scripts the letter pairs above say nothing about). */
+function mostlyOtherScripts(folded: string): boolean {
+  let ascii = 0;
+  let other = 0;
+  for (let i = 0; i < folded.length; i++) {
+    const c = folded.charCodeAt(i);
+    if (c >= 97 && c <= 122) ascii++;
+    else if (c >= 0x370) other++;
+  }
+  return other > ascii;
+}
+
+/** Whether the one-way letter pairs of `folded` run backwards more often than forwards (two at least). */
+function pairsRunBackwards(folded: string): boolean {
+  let forwards = 0;
+  let backwards = 0;
+  for (let i = 1; i < folded.length; i++) {
+    const a = folded.charCodeAt(i - 1) - 96;
+    const b = folded.charCodeAt(i) - 96;
+    if (a < 1 || a > 26 || b < 1 || b > 26) continue;
+    const kind = ONE_WAY[a * 32 + b];
+    if (kind === 1) forwards++;
+    else if (kind === 2) backwards++;
+  }
+  return backwards >= MIN_REVERSED_CUES && backwards > forwards;
+}
+const MAX_BACKWARDS_CHARS = 2000;
+
+/** Reversed cue words of other scripts before the text is read reversed. */
+const MIN_REVERSED_CUES = 2;
+/** What a decoding reveals makes it `<decoding>-instructions` when it scores this much alone (the policies' default threshold). */
+const HIDDEN_INSTRUCTIONS_MIN = 0.5;
 
 function combine(signals: Set<string>): number {
   let keep = 1;
@@ -436,16 +508,21 @@ export function detectInjection(text: string, options: InjectionOptions = {}): I
   const scan = readSignals(text, signals);
   if (scan.floodRun && (options.floodIn ?? [text]).some(hasTokenFlood)) signals.add('token-flood');
   // What the text's decodings reveal that the text itself does not say, named by the decoding.
-  for (const decoded of decodings(text, { ciphers: scan.ciphers.likely(), runs: scan.runs })) {
+  const ciphers = scan.ciphers.likely();
+  // Letters shifted as a whole (a Caesar shift of any Latin-script language).
+  const shifted = cipherByLetters(scan.letters);
+  if (shifted && !ciphers.includes(shifted)) ciphers.push(shifted);
+  // Cue words of other scripts written backwards ("令指有所的前之略忽"), or a text with no cue
+  // word at all that has some when read backwards.
+  if ((scan.reversedHits >= MIN_REVERSED_CUES || readsBackwards(text, scan)) && !ciphers.includes('reversed')) ciphers.push('reversed');
+  for (const decoded of decodings(text, { ciphers, runs: scan.runs })) {
     const inner = new Set<string>();
     readSignals(decoded.start === 0 && decoded.end === text.length ? changedPart(text, decoded.text) : decoded.text, inner);
-    let revealed = false;
-    for (const signal of inner) {
-      if (signals.has(signal) || weightOf(signal) === 0) continue;
-      signals.add(`${signal} (${decoded.via})`);
-      revealed = true;
-    }
-    if (revealed) signals.add(`${decoded.via}-instructions`);
+    const revealed = [...inner].filter((signal) => !signals.has(signal) && weightOf(signal) > 0);
+    for (const signal of revealed) signals.add(`${signal} (${decoded.via})`);
+    // Instructions hidden in an encoding weigh more than the same written plainly, once what the
+    // decoding reveals is an injection by itself ("ignore the instructions above" is not).
+    if (combine(new Set(revealed)) >= HIDDEN_INSTRUCTIONS_MIN) signals.add(`${decoded.via}-instructions`);
   }
   const ordered = [...signals].sort((a, b) => weightOf(b) - weightOf(a) || a.localeCompare(b));
   return { score: combine(signals), signals: ordered };

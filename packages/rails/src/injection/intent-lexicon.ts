@@ -59,6 +59,8 @@ export const CUE = {
    * ("if you use Windows, ignore the instructions above"), so they make a weaker signal.
    */
   ABOVE: 1 << 18,
+  /** A cue word written backwards (the scan counts them: reversed text is read reversed). */
+  REVERSED: 1 << 19,
 } as const;
 export type CueName = keyof typeof CUE;
 
@@ -261,7 +263,8 @@ export const LANGUAGES: readonly LanguageCues[] = [
       INST: 'bunun yerine|yerine|gizlice|sessizce|bahsetmeden|soylemeden',
       URG: 'acil*|hemen|derhal|askıya*|kilitlen*|suresi dol*',
     },
-    stops: 'unutmayın|unutma',
+    // Turkish says "don't" inside the verb: "paylaşmayın" (do not share), "göndermeyin".
+    stops: 'unutmayın|unutma|paylaşma*|gönderme*|iletme*|yollama*|söyleme*|görmezden gelme*',
   },
   {
     lang: 'id',

@@ -24,11 +24,11 @@ import type { Scan } from './intent-scan';
  * - `new-instructions`: "new instructions", "from now on" (weak alone).
  */
 
-/** Units of the hits of every class in `mask`'s classes (each hit may have several). */
+/** Units of the hits of any of the classes of `cue`, ascending (a phrase's hit stands at its last word, so hits come a little out of order). */
 function unitsOf(scan: Scan, cue: number): number[] {
   const out: number[] = [];
   for (let k = 0; k < scan.hitCues.length; k++) if ((scan.hitCues[k]! & cue) !== 0) out.push(scan.hitUnits[k]!);
-  return out;
+  return out.sort((a, b) => a - b);
 }
 
 /** The index of the first of `sorted` that is >= `at` (binary search). */

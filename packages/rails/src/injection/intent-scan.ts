@@ -1,4 +1,4 @@
-import { CipherCount, cipherWords, type CipherName } from '../text/decodings';
+import { CipherCount, cipherIndexOf, type CipherName } from '../text/decodings';
 import { CUE, LANGUAGES, type CueName } from './intent-lexicon';
 
 /**
@@ -90,6 +90,8 @@ function unitOf(c: number): number {
   if ((c >= 0x1100 && c <= 0x1112) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0x3131 && c <= 0x314e)) return 0.5;
   return 0;
 }
+/** Scripts written without spaces between words (Chinese, Japanese, Thai). */
+export const isUnspaced = (c: number): boolean => (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x0e00 && c <= 0x0e7f);
 const isArabicScript = (c: number) => (c >= 0x0600 && c <= 0x06ff) || (c >= 0x0750 && c <= 0x077f) || (c >= 0xfb50 && c <= 0xfdff) || (c >= 0xfe70 && c <= 0xfeff);
 
 /** Devanagari and Bengali (spaced, with postpositions written onto the word). */
@@ -245,6 +247,8 @@ function hasHash(table: Int32Array, h: number): boolean {
 export function buildLexicon(source: LexiconSource): Lexicon {
   const root = newNode();
   const dense = newNode();
+  const cipherSource = new Set<string>();
+  const reversedEntries = new Set<string>();
   const insert = (top: TrieNode, word: string): TrieNode => {
     let node = top;
     for (let i = 0; i < word.length; i++) node = addChild(node, word.charCodeAt(i));
@@ -255,6 +259,14 @@ export function buildLexicon(source: LexiconSource): Lexicon {
     for (const [name, list] of Object.entries(language.cues) as Array<[CueName, string]>) for (const entry of list.split('|')) entries.push([entry, CUE[name], false]);
     for (const entry of (language.stops ?? '').split('|')) if (entry) entries.push([entry, 0, true]);
     for (const [raw, cue, stop] of entries) {
+      if (!stop && !raw.includes(' ')) {
+        const bare = raw.endsWith('*') ? raw.slice(0, -1) : raw;
+        const whole = source.fold(bare);
+        // Cue words of a-z are counted enciphered (rot13, Atbash, reversed); others, written
+        // backwards (by character, then folded: a Hangul syllable folds into letters), are matched anywhere.
+        if (/^[a-z]+$/.test(whole)) cipherSource.add(whole);
+        else if (whole.length >= 2) reversedEntries.add(source.fold([...bare].reverse().join('')));
+      }
       const written = raw.endsWith('*') ? raw.slice(0, -1) : raw;
       // Words of Indic scripts take their postpositions glued on ("ব্যবহারকারীকে"): read as stems.
       const stem = raw.endsWith('*') || isIndic(written.charCodeAt(0));
@@ -284,7 +296,8 @@ export function buildLexicon(source: LexiconSource): Lexicon {
     }
     node.phraseEnd = true;
   }
-  const ciphers = cipherWords();
+  for (const word of reversedEntries) insert(dense, word).cuesStem |= CUE.REVERSED;
+  const ciphers = cipherIndexOf(cipherSource);
   return { trie: flatten(root, dense), anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
 }
 
@@ -335,6 +348,10 @@ export interface Scan {
   stopSpans: number[];
   /** Where the last stop of the text being scanned ends. */
   stopUntil: number;
+  /** Cue words of scripts other than a-z found written backwards. */
+  reversedHits: number;
+  /** How often each letter a-z occurs (a Caesar shift shows in where the vowels went). */
+  letters: Uint32Array;
   /** The unit count so far (a scan of several texts continues it). */
   unit: number;
 }
@@ -358,6 +375,8 @@ export function newScan(lexicon: Lexicon): Scan {
     ciphers: new CipherCount(),
     stopSpans: [],
     stopUntil: 0,
+    reversedHits: 0,
+    letters: new Uint32Array(26),
     unit: 0,
   };
 }
@@ -398,7 +417,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
   let i = 0;
   while (i <= n) {
     let c = i < n ? s.charCodeAt(i) : 10;
-    if (c >= 97 && c <= 122 && letterStart < 0) {
+    if (c >= 97 && c <= 122 && letterStart < 0 && !(prev >= 48 && prev <= 57)) {
       // A word of a-z: walked at its start, then read in a tight loop.
       const start = i;
       if (tokenStart < 0) tokenStart = i;
@@ -413,8 +432,10 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
         if (end > i) denseUntil = end;
       }
       let hash = HASH_SEED;
+      const letters = scan.letters;
       do {
         hash = hashStep(hash, c);
+        letters[c - 97]!++;
         i++;
         c = i < n ? s.charCodeAt(i) : 10;
       } while (c >= 97 && c <= 122);
@@ -447,18 +468,26 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
     const letter = c >= 0x80 ? isLetter(c) : (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
     if (letter) {
       // A letter of another script (or of a-z inside such a word).
-      const tokenBegins = letterStart < 0 && !isAsciiLetter(prev);
-      const startOfWord = letterStart < 0 || (prev < 0x80) !== (c < 0x80);
+      // Letters right after a digit ("%20forget", "1gn0r3") start no word (as \b reads them).
+      const afterDigit = prev >= 48 && prev <= 57;
+      const tokenBegins = letterStart < 0 && !isAsciiLetter(prev) && !afterDigit;
+      const startOfWord = !afterDigit && (letterStart < 0 || (prev < 0x80) !== (c < 0x80));
       if (letterStart < 0) letterStart = i;
       if (tokenStart < 0) tokenStart = i;
-      alnumStart = -1;
-      hexTokens = 0;
-      b64 = 0;
+      if (c < 0x80) {
+        // a-z after a digit: part of an alphanumeric run (hex, base64).
+        if (alnumStart < 0) alnumStart = i;
+        if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
+      } else {
+        alnumStart = -1;
+        hexTokens = 0;
+        b64 = 0;
+      }
       const denseHere = c >= 0x600 && isDense(c);
       if (denseHere && !isArabicScript(c)) unit += unitOf(c);
       else if (tokenBegins) unit += 1;
       if (startOfWord) walk(s, i, trie, ROOT, unit, scan, false);
-      if ((denseHere || (prev >= 0x600 && isDense(prev)) || (i + 1 < n && isDense(s.charCodeAt(i + 1)))) && i >= denseUntil) {
+      if ((c >= 0x370 || (prev >= 0x600 && isDense(prev)) || (i + 1 < n && isDense(s.charCodeAt(i + 1)))) && i >= denseUntil) {
         const end = walk(s, i, trie, DENSE_ROOT, unit, scan, true);
         if (end > i) denseUntil = end;
       }
@@ -548,6 +577,10 @@ function isLetterOrDigit(c: number): boolean {
 }
 
 function addHit(scan: Scan, unit: number, cues: number): void {
+  if ((cues & CUE.REVERSED) !== 0) {
+    scan.reversedHits++;
+    if (cues === CUE.REVERSED) return;
+  }
   scan.hitUnits.push(unit);
   scan.hitCues.push(cues);
   scan.cues |= cues;
@@ -566,6 +599,9 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
   let stopped = false;
   let stopEnd = -1;
   let longest = i;
+  // Spaces walked so far, and at the last cue recorded.
+  let words = 0;
+  let last = 0;
   let j = i;
   // Letters a-z only so far: the path of a phrase word (for the word-break hints).
   let lettersOnly = !anywhere;
@@ -577,6 +613,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
     if (c >= 97 && c <= 122) next = kids[node * SLOTS + c - 97]!;
     else {
       next = c === 32 ? kids[node * SLOTS + 26]! : (trie.other.get(node * 65536 + c) ?? 0);
+      if (c === 32) words++;
       lettersOnly = false;
     }
     if (next === 0) break;
@@ -601,7 +638,11 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
         stopped = true;
         cues = 0;
         stopEnd = j;
-      } else if (!stopped) cues |= stem | (atBoundary ? exact : 0);
+      } else if (!stopped) {
+        cues |= stem | (atBoundary ? exact : 0);
+        // A phrase ("pay no attention to") stands where its last word does.
+        last = words;
+      }
       longest = j;
     }
     // A whole word (or phrase) ends at j.
@@ -617,7 +658,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
   if (stopEnd > 0) {
     scan.stopSpans.push(i, stopEnd);
     scan.stopUntil = Math.max(scan.stopUntil, stopEnd);
-  } else if (cues !== 0 && !stopped && i >= scan.stopUntil) addHit(scan, unit, cues);
+  } else if (cues !== 0 && !stopped && i >= scan.stopUntil) addHit(scan, anywhere ? unit : unit + last, cues);
   return anywhere ? longest : i;
 }
 
@@ -675,3 +716,37 @@ function splitsIntoPhraseWords(s: string, from: number, end: number, trie: FlatT
   const count = SPLIT_PARTS[len]! - 1;
   return count >= 2 && count <= MAX_SPLIT_PARTS && SPLIT_LONGEST[len]! >= MIN_JOINED_CHARS;
 }
+
+/** Vowels of the Latin-script languages. */
+const VOWELS = [0, 4, 8, 14, 20];
+/** A text is read deciphered by letter frequencies only with this many letters a-z. */
+const MIN_CIPHER_LETTERS = 24;
+
+/**
+ * The Caesar shift (or Atbash) the letters of a text were written in, read from where the vowels
+ * went: in plain text of any Latin-script language a, e, i, o and u make about two letters in
+ * five; in rot13 they sit on n, r, v, b and h. Null when the letters read as plain (or are too
+ * few to tell).
+ */
+export function cipherByLetters(letters: Uint32Array): CipherName | null {
+  let total = 0;
+  for (let k = 0; k < 26; k++) total += letters[k]!;
+  if (total < MIN_CIPHER_LETTERS) return null;
+  const share = (at: (v: number) => number) => VOWELS.reduce((sum, v) => sum + letters[at(v)]!, 0) / total;
+  const plain = share((v) => v);
+  if (plain >= PLAIN_VOWEL_SHARE) return null;
+  let best: CipherName | null = null;
+  let bestShare = CIPHER_VOWEL_SHARE;
+  for (let by = 1; by < 26; by++) {
+    const at = share((v) => (v + by) % 26);
+    if (at > bestShare) {
+      bestShare = at;
+      best = `rot${by}`;
+    }
+  }
+  if (share((v) => 25 - v) > bestShare) best = 'atbash';
+  return best;
+}
+/** Vowel shares: plain text has at least the first (English about 0.38, Polish and Czech about 0.33), a deciphering must reach the second. */
+const PLAIN_VOWEL_SHARE = 0.26;
+const CIPHER_VOWEL_SHARE = 0.3;

@@ -273,6 +273,8 @@ function namedReference(name: string): string | undefined {
   return undefined;
 }
 
+/** Chinese, Japanese and Thai, written without spaces between words. */
+const isUnspacedScript = (c: number) => (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x0e00 && c <= 0x0e7f);
 /** Longest tag read as a space (a longer `<…>` stays as written). */
 const MAX_TAG_CHARS = 256;
 const MAX_REFERENCE_NAME = 32;
@@ -284,11 +286,13 @@ const MAX_MARKUP_PROBES = 256;
 
 /**
  * Whether `text` has markup that hides words from a reader of the raw text: a numeric character
- * reference, a named one other than the everyday few, a comment, or a tag inside a word
- * ("ig<b></b>nore"). Ordinary markup (tags between words, `&amp;`) is read well enough as it is.
+ * reference, a named one other than the everyday few, a comment, a table's cells, or a tag inside
+ * a word ("ig<b></b>nore"). Other markup (tags between words, `&amp;`) is read well enough as it is.
  */
 function hasMarkup(text: string): boolean {
   if (text.includes('&#') || text.includes('<!--')) return true;
+  // Cells of a table: their words read apart from the markup, and across cells.
+  if (/<t[dh][\s>]/i.test(text)) return true;
   let amp = text.indexOf('&');
   for (let n = 0; amp >= 0 && n < MAX_MARKUP_PROBES; n++, amp = text.indexOf('&', amp + 1)) {
     const semi = text.indexOf(';', amp);
@@ -367,7 +371,8 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
         const close = text.indexOf('>', i + 1);
         const lt = text.indexOf('<', i + 1);
         if (close > 0 && close - i <= MAX_TAG_CHARS && (lt < 0 || lt > close)) {
-          emit(i, close + 1, 32);
+          // Between two characters of a script written without spaces a tag reads as nothing.
+          emit(i, close + 1, isUnspacedScript(text.charCodeAt(i - 1)) && isUnspacedScript(text.charCodeAt(close + 1)) ? -1 : 32);
           i = close;
         }
       }
@@ -529,7 +534,8 @@ function base64Runs(text: string, spans: boolean): Piece[] {
     const w = new Utf8Writer(false);
     for (const b of bytes) w.byte(b, start, i);
     const piece = w.piece('base64', start, i);
-    if (w.invalid > 0 || piece.text.length < 8 || !readsAsText(piece.text, 0.4)) continue;
+    // Text, or text encoded once more (percent escapes and references are mostly not letters).
+    if (w.invalid > 0 || piece.text.length < 8 || !(readsAsText(piece.text, 0.4) || (piece.text.length >= 16 && readsAsText(piece.text, 0)))) continue;
     if (spans) {
       piece.from = new Uint32Array(piece.text.length).fill(start);
       piece.to = new Uint32Array(piece.text.length).fill(i);
@@ -570,9 +576,20 @@ let cipherTable: Map<string, CipherName[]> | undefined;
 let longestCipherWord = 0;
 
 function cipherIndex(): Map<string, CipherName[]> {
-  if (cipherTable) return cipherTable;
+  cipherTable ??= cipherIndexOf([]);
+  return cipherTable;
+}
+
+/**
+ * The enciphered forms of the common English words above (every Caesar shift, Atbash, reversed)
+ * and of `moreWords` (lower-case a-z, four letters or more: rot13, Atbash and reversed only, the
+ * usual ciphers), each mapped to the ciphers it is a form of. A form that is itself one of the
+ * words is left out.
+ */
+export function cipherIndexOf(moreWords: Iterable<string>): Map<string, CipherName[]> {
   const index = new Map<string, CipherName[]>();
-  const plain = new Set([...CIPHER_WORDS, ...ROT13_SHORT_WORDS, ...REVERSED_SHORT_WORDS]);
+  const more = [...moreWords].filter((word) => word.length >= 4 && /^[a-z]+$/.test(word));
+  const plain = new Set([...CIPHER_WORDS, ...ROT13_SHORT_WORDS, ...REVERSED_SHORT_WORDS, ...more]);
   const add = (word: string, cipher: CipherName) => {
     if (plain.has(word)) return;
     const ciphers = index.get(word);
@@ -585,19 +602,18 @@ function cipherIndex(): Map<string, CipherName[]> {
     add(atbashWord(word), 'atbash');
     add(reverseWord(word), 'reversed');
   }
+  for (const word of more) {
+    add(shiftWord(word, 13), 'rot13');
+    add(atbashWord(word), 'atbash');
+    add(reverseWord(word), 'reversed');
+  }
   for (const word of ROT13_SHORT_WORDS) add(shiftWord(word, 13), 'rot13');
   for (const word of REVERSED_SHORT_WORDS) add(reverseWord(word), 'reversed');
-  cipherTable = index;
   return index;
 }
 
 /** At most this many words are looked at for cipher words (the first ones: a cipher shows early). */
 const MAX_CIPHER_SCAN_WORDS = 20_000;
-
-/** Enciphered word → the ciphers it is a form of: for a caller that reads words itself (the injection rail's scan). */
-export function cipherWords(): ReadonlyMap<string, readonly CipherName[]> {
-  return cipherIndex();
-}
 
 /**
  * Counts cipher words as a text is read, and tells which ciphers it plausibly is written in:
