@@ -37,8 +37,8 @@ export interface DecodeOptions {
    */
   ciphers?: readonly CipherName[];
   /**
-   * Whether to look for hex and base64 runs in the input itself (default true): false when the
-   * caller's own scan found no run of their alphabets long enough.
+   * Whether to look for hex and base64 runs in the input itself: the caller's own scan may have
+   * told (the injection rail's); by default a quick pass tells.
    */
   runs?: boolean;
 }
@@ -198,8 +198,10 @@ function readsAsText(text: string, minLetters = 0.5): boolean {
 // ---------------------------------------------------------------------------------------------
 // Percent-encoding
 
-/** At least this many %XX escapes before a text is read percent-decoded. */
-const MIN_PERCENT_ESCAPES = 3;
+/** At least this many %XX escapes before a text is read percent-decoded (one: "jane%40example.com"). */
+const MIN_PERCENT_ESCAPES = 1;
+/** At least this many \x or \u escapes before a text is read unescaped. */
+const MIN_ESCAPES = 3;
 
 function countPercentEscapes(text: string, atLeast: number): boolean {
   let n = 0;
@@ -281,6 +283,7 @@ const MAX_REFERENCE_NAME = 32;
 
 /** References every page is full of: read as they are, they hide nothing. */
 const PLAIN_REFERENCES = new Set(['amp', 'lt', 'gt', 'quot', 'apos', 'nbsp', 'copy', 'reg', 'trade', 'mdash', 'ndash', 'hellip', 'rsquo', 'lsquo', 'rdquo', 'ldquo', 'laquo', 'raquo', 'middot', 'bull']);
+const TABLE_CELL = /<t[dh][\s>]/i;
 /** At most this many `&` and `<` are looked at for markup worth reading. */
 const MAX_MARKUP_PROBES = 256;
 
@@ -292,7 +295,7 @@ const MAX_MARKUP_PROBES = 256;
 function hasMarkup(text: string): boolean {
   if (text.includes('&#') || text.includes('<!--')) return true;
   // Cells of a table: their words read apart from the markup, and across cells.
-  if (/<t[dh][\s>]/i.test(text)) return true;
+  if (text.includes('<') && TABLE_CELL.test(text)) return true;
   let amp = text.indexOf('&');
   for (let n = 0; amp >= 0 && n < MAX_MARKUP_PROBES; n++, amp = text.indexOf('&', amp + 1)) {
     const semi = text.indexOf(';', amp);
@@ -393,7 +396,7 @@ function hasEscapes(text: string): boolean {
   let n = 0;
   for (let i = text.indexOf('\\'); i >= 0; i = text.indexOf('\\', i + 1)) {
     const k = text.charCodeAt(i + 1) | 0x20;
-    if ((k === 120 || k === 117) && hexValue(text.charCodeAt(i + 2)) >= 0 && ++n >= MIN_PERCENT_ESCAPES) return true;
+    if ((k === 120 || k === 117) && hexValue(text.charCodeAt(i + 2)) >= 0 && ++n >= MIN_ESCAPES) return true;
   }
   return false;
 }
@@ -648,7 +651,8 @@ export class CipherCount {
  */
 export function likelyCiphers(text: string): CipherName[] {
   const index = cipherIndex();
-  const count = new CipherCount();
+  const hashes = (cipherHashes ??= hashWords(index.keys()));
+  let count: CipherCount | null = null;
   const n = text.length;
   let words = 0;
   for (let i = 0; i < n && words < MAX_CIPHER_SCAN_WORDS; ) {
@@ -658,15 +662,47 @@ export function likelyCiphers(text: string): CipherName[] {
       continue;
     }
     const start = i;
-    while (i < n && (c = text.charCodeAt(i) | 0x20) >= 97 && c <= 122) i++;
+    let h = HASH_SEED;
+    while (i < n && (c = text.charCodeAt(i) | 0x20) >= 97 && c <= 122) {
+      h = Math.imul(h ^ c, 16777619);
+      i++;
+    }
     words++;
     const len = i - start;
-    if (len < 3 || len > longestCipherWord) continue;
+    if (len < 3 || len > longestCipherWord || !hashesHave(hashes, h)) continue;
     const word = text.slice(start, i).toLowerCase();
     const ciphers = index.get(word);
-    if (ciphers) count.add(word, ciphers);
+    if (ciphers) (count ??= new CipherCount()).add(word, ciphers);
   }
-  return count.likely();
+  return count ? count.likely() : [];
+}
+
+const HASH_SEED = 2166136261 | 0;
+/** FNV-1a hashes of the cipher words, in an open-addressing table (0 is empty). */
+let cipherHashes: Int32Array | undefined;
+function hashWords(words: Iterable<string>): Int32Array {
+  const list = [...words];
+  let size = 1024;
+  while (size < list.length * 4) size *= 2;
+  const table = new Int32Array(size);
+  for (const w of list) {
+    let h = HASH_SEED;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+    const key = h | 1;
+    let at = key & (size - 1);
+    while (table[at] !== 0 && table[at] !== key) at = (at + 1) & (size - 1);
+    table[at] = key;
+  }
+  return table;
+}
+function hashesHave(table: Int32Array, h: number): boolean {
+  const mask = table.length - 1;
+  const key = h | 1;
+  for (let at = key & mask; ; at = (at + 1) & mask) {
+    const v = table[at]!;
+    if (v === key) return true;
+    if (v === 0) return false;
+  }
 }
 
 function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
@@ -713,11 +749,20 @@ function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
   return piece;
 }
 
+/** A run of the base64 alphabet long enough to decode, and hex bytes apart ("69 67 6e …", "0x69,0x67…"). */
+const BASE64_HINT = /[A-Za-z0-9+/_-]{16}/;
+const HEX_BYTES_HINT = /(?:(?:0x)?[0-9a-fA-F]{2}[ :,-]){7}(?:0x)?[0-9a-fA-F]{2}/;
+
+/** Whether `text` may hold a hex or base64 run worth decoding (two quick tests). */
+function mayHaveRuns(text: string): boolean {
+  return BASE64_HINT.test(text) || HEX_BYTES_HINT.test(text);
+}
+
 // ---------------------------------------------------------------------------------------------
 // All decodings, nested
 
 /** The decodings of one text (not nested), each gated. */
-function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs = true): Piece[] {
+function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs?: boolean): Piece[] {
   const out: Piece[] = [];
   const push = (p: Piece | null) => {
     if (p && p.text.length > 0 && p.text !== text) out.push(p);
@@ -725,7 +770,7 @@ function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[]
   push(percentDecode(text, spans));
   push(htmlDecode(text, spans));
   push(escapesDecode(text, spans));
-  if (runs) {
+  if (runs ?? mayHaveRuns(text)) {
     for (const p of hexRuns(text, spans)) push(p);
     for (const p of base64Runs(text, spans)) push(p);
   }
@@ -779,7 +824,7 @@ export function decodings(text: string, options: DecodeOptions = {}): DecodedTex
     found.push(placed);
     if (depth < maxDepth) queue.push({ piece: placed, depth });
   };
-  for (const p of decodeOnce(text, spans, options.ciphers, options.runs !== false)) place(p, null, 1);
+  for (const p of decodeOnce(text, spans, options.ciphers, options.runs)) place(p, null, 1);
   for (let q = 0; q < queue.length; q++) {
     const { piece, depth } = queue[q]!;
     // A text is not deciphered twice the same way (reversed twice is the text again).
