@@ -83,7 +83,7 @@ export const LANGUAGES: readonly LanguageCues[] = [
       REV: 'reveal*|show|print|repeat|output|display|dump|tell me|give me|disclose|leak|recite|echo|spell out|write out|write down|paste|list',
       SYSW: 'system',
       PRM: 'prompt|prompts|pre-prompt|preprompt|system message|developer message|initial prompt|hidden instructions',
-      SEND: 'send|sends|sending|forward|forwarding|email|e-mail|post|upload|transmit|exfiltrate|leak|copy|share|submit|relay|pass along|deliver|export|mail',
+      SEND: 'send|sends|sending|forward|forwarding|email|e-mail|upload|transmit|exfiltrate|leak|copy|share|submit|relay|pass along|deliver|export',
       SENS: "password*|passcode*|credential*|api key*|api token*|access token*|secret key*|secret*|private key*|ssh key*|session token*|tokens|conversation|conversations|chat history|chat log*|conversation history|conversation log*|message history|previous messages|personal data|personal information|personal details|user data|user's data|user information|customer data|contact list|contacts|email addresses|emails|inbox|credit card*|card number*|card details|card info*|payment details|payment information|bank details|bank account*|account number*|routing number*|ssn|ssns|social security number*|login details|login info*|verification code*|one-time code*|2fa code*|otp|cookies",
       DEST: 'http|https|hxxp|hxxps|www|this address|the following address|following url|this url|this link|this endpoint|this webhook|webhook*|endpoint|attacker*|my server|this server|external server|the address below',
       TELL: 'tell|inform|ask|instruct|direct|redirect|advise|urge|recommend|remind|warn|notify|send|refer|guide|encourage|convince|persuade|prompt',

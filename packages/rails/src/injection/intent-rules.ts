@@ -13,8 +13,8 @@ import type { Scan } from './intent-scan';
  *   the reader's prompt;
  * - `exfiltration`: send/forward/upload within fifteen units of something sensitive (a password,
  *   the conversation, card details; verb-last languages put them far apart) and twenty of a
- *   destination (a link, an email address, "this webhook"), in one clause, not negated ("never
- *   send your password to anyone");
+ *   destination (a link, an email address, "this webhook"), in one clause, both after the verb or
+ *   both before it (verb-last languages), not negated ("never send your password to anyone");
  * - `redirect-user`: tell/ask/direct the user (within fifteen units, one clause) with a link within 25 units
  *   and, within 25 units too, something sensitive, "instead"/"secretly", or alarm ("urgent",
  *   "locked"), or the text addressed to the assistant; without that, only `user-link` (weak: a
@@ -103,10 +103,21 @@ export function intentSignals(scan: Scan, into: Set<string>): void {
     const neg = unitsOf(scan, CUE.NEG);
     for (const u of unitsOf(scan, CUE.SEND)) {
       if (near(neg, u - 1.5, 1.5, (n) => n < u)) continue;
-      if (near(sens, u, 15, (x) => x !== u && !brokenBetween(scan, x, u, false)) && near(dest, u, 20, (d) => d !== u && !brokenBetween(scan, d, u, false))) {
-        into.add('exfiltration');
-        break;
+      // The object and the destination both after the verb ("send the password to …") or both
+      // before it (verb-last languages: "パスワードを … に送信"); a list of data followed by "mail
+      // jane@…" is neither.
+      for (const after of [true, false]) {
+        const side = (x: number) => x !== u && (after ? x > u : x < u) && !brokenBetween(scan, x, u, false);
+        if (near(sens, u, 15, side) && near(dest, u, 20, side)) {
+          into.add('exfiltration');
+          break;
+        }
       }
+      // "把聊天记录…发送到 https://…", "the password — send it to …": the object just before, the destination just after.
+      if (!into.has('exfiltration') && near(sens, u, 8, (x) => x < u && !brokenBetween(scan, x, u, false)) && near(dest, u, 8, (d) => d > u && !brokenBetween(scan, d, u, false))) {
+        into.add('exfiltration');
+      }
+      if (into.has('exfiltration')) break;
     }
   }
   const addressed = has(scan, CUE.MARK, CUE.ADDR, CUE.IMP | CUE.OVR | CUE.REV | CUE.SEND | CUE.TELL) && addressedToAssistant(scan);
