@@ -1,4 +1,4 @@
-import { decodings } from '../text/decodings';
+import { cipherByLetters, decodings } from '../text/decodings';
 import { spelledReadings } from '../text/join-spelled-letters';
 import { readSlips, slipIndex } from '../text/keyboard-slips';
 import { normalizeText, readLeetspeak } from '../text/normalize-text';
@@ -7,7 +7,7 @@ import { readWordBreaks, wordBreakReader, type WordBreakReader } from '../text/w
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 import { CUE } from './intent-lexicon';
 import { intentSignals } from './intent-rules';
-import { buildLexicon, cipherByLetters, isUnspaced, newScan, scanText, type Lexicon, type Scan } from './intent-scan';
+import { buildLexicon, isUnspaced, newScan, scanText, type Lexicon, type Scan } from './intent-scan';
 
 export interface InjectionResult {
   /** 0..1; compare with the policy's threshold. */
@@ -197,7 +197,8 @@ function cellReadings(normalized: string): string {
   const flush = () => {
     if (rows.length >= 2 || (rows.length === 1 && rows[0]!.length >= 3)) {
       out += '\n' + joinCells(rows.flat());
-      const columns = Math.max(...rows.map((cells) => cells.length));
+      let columns = 0;
+      for (const cells of rows) columns = Math.max(columns, cells.length);
       for (let c = 0; c < columns && rows.length >= 2; c++) out += '\n' + joinCells(rows.map((cells) => cells[c] ?? ''));
     }
     rows = [];
@@ -224,12 +225,16 @@ function cellReadings(normalized: string): string {
 
 /** Cells joined by spaces, or by nothing between two characters of a script written without spaces. */
 function joinCells(cells: readonly string[]): string {
-  let out = '';
+  const parts: string[] = [];
+  // The last character joined so far (reading it back from a growing string would flatten it each time).
+  let last = -1;
   for (const cell of cells) {
     if (!cell) continue;
-    out += out && !(isUnspaced(out.charCodeAt(out.length - 1)) && isUnspaced(cell.charCodeAt(0))) ? ` ${cell}` : cell;
+    if (last >= 0 && !(isUnspaced(last) && isUnspaced(cell.charCodeAt(0)))) parts.push(' ');
+    parts.push(cell);
+    last = cell.charCodeAt(cell.length - 1);
   }
-  return out;
+  return parts.join('');
 }
 
 function countOf(line: string, sep: string): number {

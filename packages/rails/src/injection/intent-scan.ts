@@ -12,53 +12,6 @@ import { CUE, LANGUAGES, type CueName } from './intent-lexicon';
  * (see warmLexicon), so ordinary text pays one walk of a few letters per word.
  */
 
-interface TrieNode {
-  /** Children for a-z. */
-  a: Array<TrieNode | undefined> | null;
-  /** The child for a space (phrases), and for any other code unit (apostrophes, other scripts). */
-  sp: TrieNode | undefined;
-  m: Map<number, TrieNode> | null;
-  /** Cue classes of an entry that ends here and must end at a word boundary, and of one that may go on (a stem). */
-  cuesExact: number;
-  cuesStem: number;
-  stopExact: boolean;
-  stopStem: boolean;
-  /** Anchor id of the English phrase patterns' word that ends here (whole word), or -1. */
-  anchor: number;
-  /** A phrase word ends here; a phrase word of five letters or more goes on from here. */
-  phraseEnd: boolean;
-  phraseLong: boolean;
-}
-
-const newNode = (): TrieNode => ({
-  a: null,
-  sp: undefined,
-  m: null,
-  cuesExact: 0,
-  cuesStem: 0,
-  stopExact: false,
-  stopStem: false,
-  anchor: -1,
-  phraseEnd: false,
-  phraseLong: false,
-});
-
-function child(node: TrieNode, code: number): TrieNode | undefined {
-  if (code >= 97 && code <= 122) return node.a === null ? undefined : node.a[code - 97];
-  if (code === 32) return node.sp;
-  return node.m === null ? undefined : node.m.get(code);
-}
-
-function addChild(node: TrieNode, code: number): TrieNode {
-  const existing = child(node, code);
-  if (existing) return existing;
-  const made = newNode();
-  if (code >= 97 && code <= 122) (node.a ??= new Array<TrieNode | undefined>(26).fill(undefined))[code - 97] = made;
-  else if (code === 32) node.sp = made;
-  else (node.m ??= new Map()).set(code, made);
-  return made;
-}
-
 /** Scripts written without spaces between words, or with words glued to particles: matched anywhere. */
 export function isDense(c: number): boolean {
   return (
@@ -146,43 +99,61 @@ const ROOT = 0;
 const DENSE_ROOT = 1;
 const SLOTS = 27;
 
-function flatten(root: TrieNode, dense: TrieNode): FlatTrie {
-  const order: TrieNode[] = [root, dense];
-  for (let k = 0; k < order.length; k++) {
-    const node = order[k]!;
-    for (const next of node.a ?? []) if (next) order.push(next);
-    if (node.sp) order.push(node.sp);
-    for (const next of node.m?.values() ?? []) order.push(next);
+/** Builds a FlatTrie node by node, growing its arrays as it goes (no object per node). */
+class TrieBuilder {
+  size = 2;
+  kids = new Int32Array(4096 * SLOTS);
+  readonly other = new Map<number, number>();
+  cuesExact = new Int32Array(4096);
+  cuesStem = new Int32Array(4096);
+  anchor = new Int32Array(4096).fill(-1);
+  flags = new Uint8Array(4096);
+
+  /** The node reached from `top` by `word`, made as needed. */
+  insert(top: number, word: string): number {
+    let node = top;
+    for (let i = 0; i < word.length; i++) node = this.childOf(node, word.charCodeAt(i));
+    return node;
   }
-  const id = new Map(order.map((node, k) => [node, k]));
-  const trie: FlatTrie = {
-    kids: new Int32Array(order.length * SLOTS),
-    other: new Map(),
-    cuesExact: new Int32Array(order.length),
-    cuesStem: new Int32Array(order.length),
-    anchor: new Int32Array(order.length),
-    flags: new Uint8Array(order.length),
-  };
-  order.forEach((node, k) => {
-    node.a?.forEach((next, slot) => {
-      if (next) trie.kids[k * SLOTS + slot] = id.get(next)!;
-    });
-    if (node.sp) trie.kids[k * SLOTS + 26] = id.get(node.sp)!;
-    for (const [code, next] of node.m ?? []) trie.other.set(k * 65536 + code, id.get(next)!);
-    trie.cuesExact[k] = node.cuesExact;
-    trie.cuesStem[k] = node.cuesStem;
-    trie.anchor[k] = node.anchor;
-    trie.flags[k] =
-      (node.stopExact ? STOP_EXACT : 0) |
-      (node.stopStem ? STOP_STEM : 0) |
-      (node.phraseEnd ? PHRASE_END : 0) |
-      (node.phraseLong ? PHRASE_LONG : 0) |
-      (node.cuesExact !== 0 || node.cuesStem !== 0 || node.stopExact || node.stopStem || node.anchor >= 0 ? MARKED : 0);
-  });
-  return trie;
+
+  childOf(node: number, c: number): number {
+    const slot = c >= 97 && c <= 122 ? c - 97 : c === 32 ? 26 : -1;
+    const found = slot >= 0 ? this.kids[node * SLOTS + slot]! : (this.other.get(node * 65536 + c) ?? 0);
+    if (found !== 0) return found;
+    const made = this.size++;
+    if (made >= this.flags.length) this.grow();
+    if (slot >= 0) this.kids[node * SLOTS + slot] = made;
+    else this.other.set(node * 65536 + c, made);
+    return made;
+  }
+
+  private grow(): void {
+    const n = this.flags.length * 2;
+    const kids = new Int32Array(n * SLOTS);
+    kids.set(this.kids);
+    this.kids = kids;
+    const grow32 = (a: Int32Array, fill = 0) => {
+      const b = new Int32Array(n).fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.cuesExact = grow32(this.cuesExact);
+    this.cuesStem = grow32(this.cuesStem);
+    this.anchor = grow32(this.anchor, -1);
+    const flags = new Uint8Array(n);
+    flags.set(this.flags);
+    this.flags = flags;
+  }
+
+  build(): FlatTrie {
+    const n = this.size;
+    const flags = this.flags.slice(0, n);
+    for (let k = 0; k < n; k++) if (this.cuesExact[k] !== 0 || this.cuesStem[k] !== 0 || this.anchor[k]! >= 0 || (flags[k]! & (STOP_EXACT | STOP_STEM)) !== 0) flags[k]! |= MARKED;
+    return { kids: this.kids.slice(0, n * SLOTS), other: this.other, cuesExact: this.cuesExact.slice(0, n), cuesStem: this.cuesStem.slice(0, n), anchor: this.anchor.slice(0, n), flags };
+  }
 }
 
-/** The child of `node` for code unit `c`, or 0. */
+/** The child of `node` for code unit `c`, or 0 (no node has the root as a child). */
 function step(trie: FlatTrie, node: number, c: number): number {
   if (c >= 97 && c <= 122) return trie.kids[node * SLOTS + c - 97]!;
   if (c === 32) return trie.kids[node * SLOTS + 26]!;
@@ -245,60 +216,51 @@ function hasHash(table: Int32Array, h: number): boolean {
 
 /** Builds the trie of every cue, anchor, phrase word and cipher word. */
 export function buildLexicon(source: LexiconSource): Lexicon {
-  const root = newNode();
-  const dense = newNode();
+  const trie = new TrieBuilder();
   const cipherSource = new Set<string>();
   const reversedEntries = new Set<string>();
-  const insert = (top: TrieNode, word: string): TrieNode => {
-    let node = top;
-    for (let i = 0; i < word.length; i++) node = addChild(node, word.charCodeAt(i));
-    return node;
-  };
   for (const language of LANGUAGES) {
     const entries: Array<[string, number, boolean]> = [];
     for (const [name, list] of Object.entries(language.cues) as Array<[CueName, string]>) for (const entry of list.split('|')) entries.push([entry, CUE[name], false]);
     for (const entry of (language.stops ?? '').split('|')) if (entry) entries.push([entry, 0, true]);
     for (const [raw, cue, stop] of entries) {
+      const written = raw.endsWith('*') ? raw.slice(0, -1) : raw;
       if (!stop && !raw.includes(' ')) {
-        const bare = raw.endsWith('*') ? raw.slice(0, -1) : raw;
-        const whole = source.fold(bare);
+        const whole = source.fold(written);
         // Cue words of a-z are counted enciphered (rot13, Atbash, reversed); others, written
         // backwards (by character, then folded: a Hangul syllable folds into letters), are matched anywhere.
         if (/^[a-z]+$/.test(whole)) cipherSource.add(whole);
-        else if (whole.length >= 2) reversedEntries.add(source.fold([...bare].reverse().join('')));
+        else if (whole.length >= 2) reversedEntries.add(source.fold([...written].reverse().join('')));
       }
-      const written = raw.endsWith('*') ? raw.slice(0, -1) : raw;
       // Words of Indic scripts take their postpositions glued on ("ব্যবহারকারীকে"): read as stems.
       const stem = raw.endsWith('*') || isIndic(written.charCodeAt(0));
       const anywhere = isDense(written.charCodeAt(0));
       // A dotless ı folds apart from the i that upper case gives ("KULLANICI"): both are entered.
       const spellings = new Set([source.fold(written), source.fold(written.replace(/ı/g, 'i'))]);
       for (const word of spellings) {
-      if (!word) continue;
-      const node = insert(anywhere ? dense : root, word);
-      if (stop) {
-        if (stem || anywhere) node.stopStem = true;
-        else node.stopExact = true;
-      } else if (stem || anywhere) node.cuesStem |= cue;
-      else node.cuesExact |= cue;
+        if (!word) continue;
+        const node = trie.insert(anywhere ? DENSE_ROOT : ROOT, word);
+        if (stop) trie.flags[node]! |= stem || anywhere ? STOP_STEM : STOP_EXACT;
+        else if (stem || anywhere) trie.cuesStem[node]! |= cue;
+        else trie.cuesExact[node]! |= cue;
       }
     }
   }
   source.anchorWords.forEach((word, id) => {
-    insert(root, word).anchor = id;
+    trie.anchor[trie.insert(ROOT, word)] = id;
   });
   for (const word of source.phraseWords) {
     if (!/^[a-z]+$/.test(word)) continue;
-    let node = root;
+    let node = ROOT;
     for (let i = 0; i < word.length; i++) {
-      if (word.length >= MIN_JOINED_CHARS && i > 0) node.phraseLong = true;
-      node = addChild(node, word.charCodeAt(i));
+      if (word.length >= MIN_JOINED_CHARS && i > 0) trie.flags[node]! |= PHRASE_LONG;
+      node = trie.childOf(node, word.charCodeAt(i));
     }
-    node.phraseEnd = true;
+    trie.flags[node]! |= PHRASE_END;
   }
-  for (const word of reversedEntries) insert(dense, word).cuesStem |= CUE.REVERSED;
+  for (const word of reversedEntries) trie.cuesStem[trie.insert(DENSE_ROOT, word)]! |= CUE.REVERSED;
   const ciphers = cipherIndexOf(cipherSource);
-  return { trie: flatten(root, dense), anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
+  return { trie: trie.build(), anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
 }
 
 /** What may stand between the letters of a spelled-out word (see text/join-spelled-letters). */
@@ -717,36 +679,3 @@ function splitsIntoPhraseWords(s: string, from: number, end: number, trie: FlatT
   return count >= 2 && count <= MAX_SPLIT_PARTS && SPLIT_LONGEST[len]! >= MIN_JOINED_CHARS;
 }
 
-/** Vowels of the Latin-script languages. */
-const VOWELS = [0, 4, 8, 14, 20];
-/** A text is read deciphered by letter frequencies only with this many letters a-z. */
-const MIN_CIPHER_LETTERS = 24;
-
-/**
- * The Caesar shift (or Atbash) the letters of a text were written in, read from where the vowels
- * went: in plain text of any Latin-script language a, e, i, o and u make about two letters in
- * five; in rot13 they sit on n, r, v, b and h. Null when the letters read as plain (or are too
- * few to tell).
- */
-export function cipherByLetters(letters: Uint32Array): CipherName | null {
-  let total = 0;
-  for (let k = 0; k < 26; k++) total += letters[k]!;
-  if (total < MIN_CIPHER_LETTERS) return null;
-  const share = (at: (v: number) => number) => VOWELS.reduce((sum, v) => sum + letters[at(v)]!, 0) / total;
-  const plain = share((v) => v);
-  if (plain >= PLAIN_VOWEL_SHARE) return null;
-  let best: CipherName | null = null;
-  let bestShare = CIPHER_VOWEL_SHARE;
-  for (let by = 1; by < 26; by++) {
-    const at = share((v) => (v + by) % 26);
-    if (at > bestShare) {
-      bestShare = at;
-      best = `rot${by}`;
-    }
-  }
-  if (share((v) => 25 - v) > bestShare) best = 'atbash';
-  return best;
-}
-/** Vowel shares: plain text has at least the first (English about 0.38, Polish and Czech about 0.33), a deciphering must reach the second. */
-const PLAIN_VOWEL_SHARE = 0.26;
-const CIPHER_VOWEL_SHARE = 0.3;

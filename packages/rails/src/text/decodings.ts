@@ -646,13 +646,15 @@ export class CipherCount {
 }
 
 /**
- * The ciphers (Caesar shifts, Atbash, reversal) that `text` plausibly is written in (see
- * CipherCount). Words of letters a-z are read, in either case.
+ * The ciphers (Caesar shifts, Atbash, reversal) that `text` plausibly is written in: by its
+ * enciphered common words (see CipherCount) and by where its vowels went (cipherByLetters).
+ * Words of letters a-z are read, in either case.
  */
 export function likelyCiphers(text: string): CipherName[] {
   const index = cipherIndex();
   const hashes = (cipherHashes ??= hashWords(index.keys()));
   let count: CipherCount | null = null;
+  const letters = new Uint32Array(26);
   const n = text.length;
   let words = 0;
   for (let i = 0; i < n && words < MAX_CIPHER_SCAN_WORDS; ) {
@@ -665,6 +667,7 @@ export function likelyCiphers(text: string): CipherName[] {
     let h = HASH_SEED;
     while (i < n && (c = text.charCodeAt(i) | 0x20) >= 97 && c <= 122) {
       h = Math.imul(h ^ c, 16777619);
+      letters[c - 97]!++;
       i++;
     }
     words++;
@@ -674,7 +677,10 @@ export function likelyCiphers(text: string): CipherName[] {
     const ciphers = index.get(word);
     if (ciphers) (count ??= new CipherCount()).add(word, ciphers);
   }
-  return count ? count.likely() : [];
+  const likely = count ? count.likely() : [];
+  const shifted = cipherByLetters(letters);
+  if (shifted && !likely.includes(shifted)) likely.push(shifted);
+  return likely;
 }
 
 const HASH_SEED = 2166136261 | 0;
@@ -704,6 +710,40 @@ function hashesHave(table: Int32Array, h: number): boolean {
     if (v === 0) return false;
   }
 }
+
+/** Vowels of the Latin-script languages. */
+const VOWELS = [0, 4, 8, 14, 20];
+/** A text is read deciphered by letter frequencies only with this many letters a-z. */
+const MIN_CIPHER_LETTERS = 24;
+
+/**
+ * The Caesar shift (or Atbash) the letters of a text were written in, read from where the vowels
+ * went: in plain text of any Latin-script language a, e, i, o and u make about two letters in
+ * five; in rot13 they sit on n, r, v, b and h. Null when the letters read as plain (or are too
+ * few to tell).
+ */
+export function cipherByLetters(letters: Uint32Array): CipherName | null {
+  let total = 0;
+  for (let k = 0; k < 26; k++) total += letters[k]!;
+  if (total < MIN_CIPHER_LETTERS) return null;
+  const share = (at: (v: number) => number) => VOWELS.reduce((sum, v) => sum + letters[at(v)]!, 0) / total;
+  const plain = share((v) => v);
+  if (plain >= PLAIN_VOWEL_SHARE) return null;
+  let best: CipherName | null = null;
+  let bestShare = CIPHER_VOWEL_SHARE;
+  for (let by = 1; by < 26; by++) {
+    const at = share((v) => (v + by) % 26);
+    if (at > bestShare) {
+      bestShare = at;
+      best = `rot${by}`;
+    }
+  }
+  if (share((v) => 25 - v) > bestShare) best = 'atbash';
+  return best;
+}
+/** Vowel shares: plain text has at least the first (English about 0.38, Polish and Czech about 0.33), a deciphering must reach the second. */
+const PLAIN_VOWEL_SHARE = 0.26;
+const CIPHER_VOWEL_SHARE = 0.3;
 
 function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
   const n = text.length;
