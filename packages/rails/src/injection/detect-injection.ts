@@ -544,6 +544,14 @@ function changedPart(text: string, decoded: string): string {
   return after.filter((line, i) => line !== before[i]).join('\n');
 }
 
+/** The anchor words of the phrase patterns the scan finds in `text` (for the test that every match has one). */
+export function anchorWordsIn(text: string): Set<string> {
+  const lexicon = lex();
+  const scan = newScan(lexicon);
+  scanText(collapseBlanks(fold(text)), lexicon, scan);
+  return new Set(lexicon.anchors.filter((_, id) => scan.anchors[id] === 1));
+}
+
 /**
  * Builds what the injection detector builds on first use (the trie of its phrase words, cue words
  * of every language, slips and cipher words, and the readers of word breaks), and runs every part

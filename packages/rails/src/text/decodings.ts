@@ -657,9 +657,12 @@ export function likelyCiphers(text: string): CipherName[] {
   const letters = new Uint32Array(26);
   const n = text.length;
   let words = 0;
+  // Letters outside a-z (accented ones): where they are many, a-z alone says nothing of vowels.
+  let others = 0;
   for (let i = 0; i < n && words < MAX_CIPHER_SCAN_WORDS; ) {
     let c = text.charCodeAt(i) | 0x20;
     if (c < 97 || c > 122) {
+      if (c >= 0xc0) others++;
       i++;
       continue;
     }
@@ -678,7 +681,9 @@ export function likelyCiphers(text: string): CipherName[] {
     if (ciphers) (count ??= new CipherCount()).add(word, ciphers);
   }
   const likely = count ? count.likely() : [];
-  const shifted = cipherByLetters(letters);
+  let ascii = 0;
+  for (let k = 0; k < 26; k++) ascii += letters[k]!;
+  const shifted = others * 20 < ascii ? cipherByLetters(letters) : null;
   if (shifted && !likely.includes(shifted)) likely.push(shifted);
   return likely;
 }
@@ -789,13 +794,17 @@ function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
   return piece;
 }
 
-/** A run of the base64 alphabet long enough to decode, and hex bytes apart ("69 67 6e …", "0x69,0x67…"). */
-const BASE64_HINT = /[A-Za-z0-9+/_-]{16}/;
+/** Hex bytes apart ("69 67 6e …", "0x69,0x67…"). */
 const HEX_BYTES_HINT = /(?:(?:0x)?[0-9a-fA-F]{2}[ :,-]){7}(?:0x)?[0-9a-fA-F]{2}/;
 
-/** Whether `text` may hold a hex or base64 run worth decoding (two quick tests). */
+/** Whether `text` may hold a hex or base64 run worth decoding: MIN_BASE64_CHARS of the alphabet in a row, or hex bytes apart. */
 function mayHaveRuns(text: string): boolean {
-  return BASE64_HINT.test(text) || HEX_BYTES_HINT.test(text);
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isBase64Char(text.charCodeAt(i))) run = 0;
+    else if (++run >= MIN_BASE64_CHARS) return true;
+  }
+  return HEX_BYTES_HINT.test(text);
 }
 
 // ---------------------------------------------------------------------------------------------
