@@ -716,8 +716,7 @@ function hashesHave(table: Int32Array, h: number): boolean {
   }
 }
 
-/** Vowels of the Latin-script languages. */
-const VOWELS = [0, 4, 8, 14, 20];
+/** The vowels of the Latin-script languages: a, e, i, o, u (0, 4, 8, 14, 20 from a; Atbash puts them on z, v, r, l, f). */
 /** A text is read deciphered by letter frequencies only with this many letters a-z. */
 const MIN_CIPHER_LETTERS = 24;
 
@@ -731,19 +730,19 @@ export function cipherByLetters(letters: Uint32Array): CipherName | null {
   let total = 0;
   for (let k = 0; k < 26; k++) total += letters[k]!;
   if (total < MIN_CIPHER_LETTERS) return null;
-  const share = (at: (v: number) => number) => VOWELS.reduce((sum, v) => sum + letters[at(v)]!, 0) / total;
-  const plain = share((v) => v);
-  if (plain >= PLAIN_VOWEL_SHARE) return null;
+  // Where the vowels of plain text are after a shift `by` (0: as written).
+  const vowelsAt = (by: number) => letters[by % 26]! + letters[(4 + by) % 26]! + letters[(8 + by) % 26]! + letters[(14 + by) % 26]! + letters[(20 + by) % 26]!;
+  if (vowelsAt(0) >= PLAIN_VOWEL_SHARE * total) return null;
   let best: CipherName | null = null;
-  let bestShare = CIPHER_VOWEL_SHARE;
+  let bestCount = CIPHER_VOWEL_SHARE * total;
   for (let by = 1; by < 26; by++) {
-    const at = share((v) => (v + by) % 26);
-    if (at > bestShare) {
-      bestShare = at;
+    const at = vowelsAt(by);
+    if (at > bestCount) {
+      bestCount = at;
       best = `rot${by}`;
     }
   }
-  if (share((v) => 25 - v) > bestShare) best = 'atbash';
+  if (letters[25]! + letters[21]! + letters[17]! + letters[11]! + letters[5]! > bestCount) best = 'atbash';
   return best;
 }
 /** Vowel shares: plain text has at least the first (English about 0.38, Polish and Czech about 0.33), a deciphering must reach the second. */
@@ -812,20 +811,21 @@ function mayHaveRuns(text: string): boolean {
 
 /** The decodings of one text (not nested), each gated. */
 function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs?: boolean): Piece[] {
-  const out: Piece[] = [];
-  const push = (p: Piece | null) => {
-    if (p && p.text.length > 0 && p.text !== text) out.push(p);
+  let out: Piece[] | null = null;
+  const keep = (p: Piece | null) => {
+    if (p !== null && p.text.length > 0 && p.text !== text) (out ??= []).push(p);
   };
-  push(percentDecode(text, spans));
-  push(htmlDecode(text, spans));
-  push(escapesDecode(text, spans));
+  keep(percentDecode(text, spans));
+  keep(htmlDecode(text, spans));
+  keep(escapesDecode(text, spans));
   if (runs ?? mayHaveRuns(text)) {
-    for (const p of hexRuns(text, spans)) push(p);
-    for (const p of base64Runs(text, spans)) push(p);
+    for (const p of hexRuns(text, spans)) keep(p);
+    for (const p of base64Runs(text, spans)) keep(p);
   }
-  for (const cipher of ciphers ?? likelyCiphers(text)) push(decipher(text, cipher, spans));
-  return out;
+  for (const cipher of ciphers ?? likelyCiphers(text)) keep(decipher(text, cipher, spans));
+  return out ?? NOTHING;
 }
+const NOTHING: Piece[] = [];
 
 /**
  * What `text` reveals through its decodings, nested up to `maxDepth` deep ("base64>percent"),
