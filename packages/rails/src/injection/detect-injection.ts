@@ -7,7 +7,7 @@ import { readWordBreaks, wordBreakReader, type WordBreakReader } from '../text/w
 import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 import { CUE } from './intent-lexicon';
 import { intentSignals } from './intent-rules';
-import { buildLexicon, isUnspaced, newScan, scanText, type Lexicon, type Scan } from './intent-scan';
+import { buildLexicon, isUnspaced, newScan, sawAnchor, scanText, type Lexicon, type Scan } from './intent-scan';
 
 export interface InjectionResult {
   /** 0..1; compare with the policy's threshold. */
@@ -152,7 +152,8 @@ function lex(): Lexicon {
 }
 
 const anyAnchor = (scan: Scan, ids: readonly number[]): boolean => {
-  for (const id of ids) if (scan.anchors[id] === 1) return true;
+  const seenBy = lexicon!.trie.anchorSeenBy;
+  for (const id of ids) if (seenBy[id] === scan.id) return true;
   return false;
 };
 
@@ -384,7 +385,7 @@ const MIN_BACKWARDS_CHARS = 16;
  * "qu", "ch", "ng"…; as codes, first * 32 + second): in reversed text the other way round wins.
  */
 const ONE_WAY_PAIRS = ['th', 'he', 'qu', 'ch', 'sh', 'ng', 'nd', 'wh', 'ck', 'gh', 'sc', 'ou'].map((p) => (p.charCodeAt(0) - 96) * 32 + (p.charCodeAt(1) - 96));
-const ONE_WAY = new Uint8Array(32 * 32);
+const ONE_WAY = new Array<number>(32 * 32).fill(0);
 for (const p of ONE_WAY_PAIRS) {
   ONE_WAY[p] = 1;
   ONE_WAY[(p % 32) * 32 + Math.floor(p / 32)] = 2;
@@ -549,7 +550,7 @@ export function anchorWordsIn(text: string): Set<string> {
   const lexicon = lex();
   const scan = newScan(lexicon);
   scanText(collapseBlanks(fold(text)), lexicon, scan);
-  return new Set(lexicon.anchors.filter((_, id) => scan.anchors[id] === 1));
+  return new Set(lexicon.anchors.filter((_, id) => sawAnchor(lexicon, scan, id)));
 }
 
 /**

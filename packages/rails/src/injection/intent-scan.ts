@@ -75,19 +75,26 @@ function boundaryAt(s: string, j: number): boolean {
 }
 
 /**
- * The trie, flat: node ids index typed arrays (one load per letter walked). Node 0 is the root of
+ * The trie, flat: node ids index arrays of small integers (one load per letter walked). Plain
+ * arrays, not typed ones: once any code in the process detaches an ArrayBuffer (ioredis does, so
+ * every executor), V8 checks every typed-array load, and the scan ran half as fast again. Node 0 is the root of
  * the entries matched from word starts, node 1 that of the dense scripts' entries, matched from
  * any place; a child id of 0 means none (no node has the root as a child).
  */
 interface FlatTrie {
   /** Children for a-z (slots 0-25) and a space (slot 26): kids[node * 27 + slot]. */
-  kids: Int32Array;
+  kids: number[];
   /** Children for any other code unit: key node * 65536 + code. */
   other: Map<number, number>;
-  cuesExact: Int32Array;
-  cuesStem: Int32Array;
-  anchor: Int32Array;
-  flags: Uint8Array;
+  cuesExact: number[];
+  cuesStem: number[];
+  anchor: number[];
+  flags: number[];
+  /**
+   * Per anchor id, the number of the last scan that saw it: a scan needs no array of its own (one
+   * allocated per text made the young generation churn).
+   */
+  anchorSeenBy: number[];
 }
 const STOP_EXACT = 1;
 const STOP_STEM = 2;
@@ -145,11 +152,20 @@ class TrieBuilder {
     this.flags = flags;
   }
 
-  build(): FlatTrie {
+  build(anchors: number): FlatTrie {
     const n = this.size;
-    const flags = this.flags.slice(0, n);
+    const flags = Array.from(this.flags.subarray(0, n));
     for (let k = 0; k < n; k++) if (this.cuesExact[k] !== 0 || this.cuesStem[k] !== 0 || this.anchor[k]! >= 0 || (flags[k]! & (STOP_EXACT | STOP_STEM)) !== 0) flags[k]! |= MARKED;
-    return { kids: this.kids.slice(0, n * SLOTS), other: this.other, cuesExact: this.cuesExact.slice(0, n), cuesStem: this.cuesStem.slice(0, n), anchor: this.anchor.slice(0, n), flags };
+    const plain = (a: Int32Array) => Array.from(a);
+    return {
+      kids: plain(this.kids.subarray(0, n * SLOTS)),
+      other: this.other,
+      cuesExact: plain(this.cuesExact.subarray(0, n)),
+      cuesStem: plain(this.cuesStem.subarray(0, n)),
+      anchor: plain(this.anchor.subarray(0, n)),
+      flags,
+      anchorSeenBy: new Array<number>(anchors).fill(0),
+    };
   }
 }
 
@@ -165,9 +181,9 @@ export interface Lexicon {
   /** Anchor words by id. */
   anchors: readonly string[];
   /** Hashes of the keyboard slips of phrase words (an open-addressing set; 0 is empty). */
-  slipHashes: Int32Array;
+  slipHashes: number[];
   /** Hashes of the enciphered common words, and the words (see text/decodings' CipherCount). */
-  cipherHashes: Int32Array;
+  cipherHashes: number[];
   ciphers: ReadonlyMap<string, readonly CipherName[]>;
 }
 
@@ -188,25 +204,28 @@ function hashStep(h: number, c: number): number {
 }
 const HASH_SEED = 2166136261 | 0;
 
-function hashSet(words: Iterable<string>): Int32Array {
+function hashSet(words: Iterable<string>): number[] {
   const list = [...words];
   let size = 1024;
   while (size < list.length * 4) size *= 2;
-  const table = new Int32Array(size);
+  const table = new Array<number>(size).fill(0);
   for (const w of list) {
     let h = HASH_SEED;
     for (let i = 0; i < w.length; i++) h = hashStep(h, w.charCodeAt(i));
-    h = h | 1;
-    let at = h & (size - 1);
-    while (table[at] !== 0 && table[at] !== h) at = (at + 1) & (size - 1);
-    table[at] = h;
+    const key = hashKey(h);
+    let at = key & (size - 1);
+    while (table[at] !== 0 && table[at] !== key) at = (at + 1) & (size - 1);
+    table[at] = key;
   }
   return table;
 }
 
-function hasHash(table: Int32Array, h: number): boolean {
+/** A hash as a key of the tables: 30 bits and never 0, so that it stays a small integer. */
+const hashKey = (h: number) => (h & 0x3fffffff) | 1;
+
+function hasHash(table: readonly number[], h: number): boolean {
   const mask = table.length - 1;
-  const key = h | 1;
+  const key = hashKey(h);
   for (let at = key & mask; ; at = (at + 1) & mask) {
     const v = table[at]!;
     if (v === key) return true;
@@ -260,7 +279,7 @@ export function buildLexicon(source: LexiconSource): Lexicon {
   }
   for (const word of reversedEntries) trie.cuesStem[trie.insert(DENSE_ROOT, word)]! |= CUE.REVERSED;
   const ciphers = cipherIndexOf(cipherSource);
-  return { trie: trie.build(), anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
+  return { trie: trie.build(source.anchorWords.length), anchors: source.anchorWords, slipHashes: hashSet(source.slips), cipherHashes: hashSet(ciphers.keys()), ciphers };
 }
 
 /** What may stand between the letters of a spelled-out word (see text/join-spelled-letters). */
@@ -289,7 +308,8 @@ export interface Scan {
   breaks: number[];
   commas: number[];
   /** Anchor ids seen. */
-  anchors: Uint8Array;
+  /** This scan's number (see Lexicon.anchorSeenBy). */
+  id: number;
   /** Hints for the other readings. */
   slip: boolean;
   wordBreak: boolean;
@@ -313,19 +333,26 @@ export interface Scan {
   /** Cue words of scripts other than a-z found written backwards. */
   reversedHits: number;
   /** How often each letter a-z occurs (a Caesar shift shows in where the vowels went). */
-  letters: Uint32Array;
+  letters: number[];
   /** The unit count so far (a scan of several texts continues it). */
   unit: number;
 }
 
-export function newScan(lexicon: Lexicon): Scan {
+let scans = 0;
+
+/** Whether `scan` saw the anchor word `id`. */
+export function sawAnchor(lexicon: Lexicon, scan: Scan, id: number): boolean {
+  return lexicon.trie.anchorSeenBy[id] === scan.id;
+}
+
+export function newScan(_lexicon: Lexicon): Scan {
   return {
     hitUnits: [],
     hitCues: [],
     cues: 0,
     breaks: [],
     commas: [],
-    anchors: new Uint8Array(lexicon.anchors.length),
+    id: ++scans,
     slip: false,
     wordBreak: false,
     chain: false,
@@ -338,7 +365,7 @@ export function newScan(lexicon: Lexicon): Scan {
     stopSpans: [],
     stopUntil: 0,
     reversedHits: 0,
-    letters: new Uint32Array(26),
+    letters: new Array<number>(26).fill(0),
     unit: 0,
   };
 }
@@ -609,7 +636,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
     }
     // A whole word (or phrase) ends at j.
     const anchor = trie.anchor[node]!;
-    if (atBoundary && !anywhere && anchor >= 0) scan.anchors[anchor] = 1;
+    if (atBoundary && !anywhere && anchor >= 0) trie.anchorSeenBy[anchor] = scan.id;
   }
   // A word run together from phrase words ("ignoreall"): read as the word-break reading reads it.
   if (splits && !scan.wordBreak) {
@@ -646,8 +673,8 @@ function joinsIntoPhraseWord(s: string, j: number, trie: FlatTrie, from: number,
 const MAX_SPLIT_CHARS = 30;
 const MAX_SPLIT_PARTS = 4;
 const MIN_PART_CHARS = 3;
-const SPLIT_PARTS = new Uint8Array(MAX_SPLIT_CHARS + 1);
-const SPLIT_LONGEST = new Uint8Array(MAX_SPLIT_CHARS + 1);
+const SPLIT_PARTS = new Array<number>(MAX_SPLIT_CHARS + 1).fill(0);
+const SPLIT_LONGEST = new Array<number>(MAX_SPLIT_CHARS + 1).fill(0);
 
 /**
  * Whether s[from, end) is two to four phrase words of three letters or more, one of five or

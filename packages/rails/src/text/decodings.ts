@@ -726,7 +726,7 @@ const MIN_CIPHER_LETTERS = 24;
  * five; in rot13 they sit on n, r, v, b and h. Null when the letters read as plain (or are too
  * few to tell).
  */
-export function cipherByLetters(letters: Uint32Array): CipherName | null {
+export function cipherByLetters(letters: ArrayLike<number>): CipherName | null {
   let total = 0;
   for (let k = 0; k < 26; k++) total += letters[k]!;
   if (total < MIN_CIPHER_LETTERS) return null;
