@@ -106,7 +106,10 @@ const phraseWords = () => (words ??= patternWords(PHRASE_PATTERNS.map((p) => p.r
  */
 const MAX_BREAK_PARTS = 4;
 let breaks: WordBreakReader | undefined;
-/** The reader of moved word breaks the detector uses (exported for bench/detector-cost.ts). */
+/**
+ * The reader of moved word breaks the detector uses.
+ * @public bench/detector-cost.ts reads it when the checkout it measures has it.
+ */
 export const phraseWordBreaks = (): WordBreakReader =>
   (breaks ??= wordBreakReader({ cueWords: phraseWords(), maxParts: MAX_BREAK_PARTS, minCueChars: MIN_SLIPPED_WORD_CHARS }));
 

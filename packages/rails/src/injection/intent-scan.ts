@@ -13,7 +13,7 @@ import { CUE, LANGUAGES, type CueName } from './intent-lexicon';
  */
 
 /** Scripts written without spaces between words, or with words glued to particles: matched anywhere. */
-export function isDense(c: number): boolean {
+function isDense(c: number): boolean {
   return (
     c >= 0x600 &&
     (c >= 0x3040 && c <= 0x30ff) ||
@@ -370,7 +370,6 @@ export function newScan(_lexicon: Lexicon): Scan {
   };
 }
 
-const isB64 = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || c === 43 || c === 47 || c === 95 || c === 45;
 const isHexDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
 
 /**

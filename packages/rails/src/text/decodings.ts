@@ -652,7 +652,8 @@ export class CipherCount {
  */
 export function likelyCiphers(text: string): CipherName[] {
   const index = cipherIndex();
-  const hashes = (cipherHashes ??= hashWords(index.keys()));
+  cipherHashes ??= hashWords(index.keys());
+  const hashes = cipherHashes;
   let count: CipherCount | null = null;
   const letters = new Uint32Array(26);
   const n = text.length;
@@ -660,15 +661,15 @@ export function likelyCiphers(text: string): CipherName[] {
   // Letters outside a-z (accented ones): where they are many, a-z alone says nothing of vowels.
   let others = 0;
   for (let i = 0; i < n && words < MAX_CIPHER_SCAN_WORDS; ) {
-    let c = text.charCodeAt(i) | 0x20;
-    if (c < 97 || c > 122) {
-      if (c >= 0xc0) others++;
+    const first = text.charCodeAt(i) | 0x20;
+    if (first < 97 || first > 122) {
+      if (first >= 0xc0) others++;
       i++;
       continue;
     }
     const start = i;
     let h = HASH_SEED;
-    while (i < n && (c = text.charCodeAt(i) | 0x20) >= 97 && c <= 122) {
+    for (let c = first; i < n && c >= 97 && c <= 122; c = i < n ? text.charCodeAt(i) | 0x20 : 0) {
       h = Math.imul(h ^ c, 16777619);
       letters[c - 97]!++;
       i++;
@@ -678,7 +679,10 @@ export function likelyCiphers(text: string): CipherName[] {
     if (len < 3 || len > longestCipherWord || !hashesHave(hashes, h)) continue;
     const word = text.slice(start, i).toLowerCase();
     const ciphers = index.get(word);
-    if (ciphers) (count ??= new CipherCount()).add(word, ciphers);
+    if (ciphers) {
+      count ??= new CipherCount();
+      count.add(word, ciphers);
+    }
   }
   const likely = count ? count.likely() : [];
   let ascii = 0;
@@ -813,7 +817,9 @@ function mayHaveRuns(text: string): boolean {
 function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs?: boolean): Piece[] {
   let out: Piece[] | null = null;
   const keep = (p: Piece | null) => {
-    if (p !== null && p.text.length > 0 && p.text !== text) (out ??= []).push(p);
+    if (p === null || p.text.length === 0 || p.text === text) return;
+    out ??= [];
+    out.push(p);
   };
   keep(percentDecode(text, spans));
   keep(htmlDecode(text, spans));
