@@ -12,8 +12,11 @@ export default defineConfig({
     execArgv: ['--no-node-snapshot'],
     include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/setup/build-global-setup.ts', 'test/setup/redis-global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A timeout is there to catch a hang, not a slow machine: on 2 cores with two busy loops beside
+    // the suite, a test that starts five CLI processes took over 60 s. Tests that wait on something
+    // bound that wait themselves.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     maxWorkers: 2,
     // A terminal gets vitest's live view; a pipe or CI log also gets a running count (see the file).
     reporters: process.stdout.isTTY ? ['default'] : ['default', './test/setup/progress-reporter.ts'],

@@ -20,6 +20,7 @@ import { runAdversarial } from './sections/adversarial';
 import { runBatchBench } from './sections/batch';
 import { runCluster } from './sections/cluster';
 import { runDecisionLog } from './sections/decision-log';
+import { runStartTime } from './sections/start-time';
 
 /**
  * `npm run bench [-- --json]`: every number of docs/performance.md from one run on this machine.
@@ -86,6 +87,7 @@ try {
   if (wants('per-request')) Object.assign(results, await runPerRequest({ redisUrl, prefix: prefix('per-request'), samples: scaled(30, 10) }));
   if (wants('rails')) Object.assign(results, await runRails({ redisUrl, prefix: prefix('rails'), samples: scaled(1000, 100), workDir }));
   if (wants('adversarial')) Object.assign(results, await runAdversarial({ redisUrl, prefix: prefix('adversarial'), ordinary: scaled(3000, 300) }));
+  if (wants('start')) Object.assign(results, await runStartTime({ redisUrl, prefix: prefix('start'), runs: scaled(5, 3) }));
 
   if (typeof results.compiled_throughput === 'number' && typeof results.raw_hop_throughput === 'number') {
     results.compiled_vs_raw_throughput = round(results.compiled_throughput / results.raw_hop_throughput, 3);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { QueueKeys } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '@guardagent/config';
+import { CONFIG_ENV_NAMES, loadConfig } from '@guardagent/config';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { STAGES } from '@guardagent/queue';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
@@ -149,6 +149,36 @@ describe('infra/k8s', () => {
     expect(trigger.metadata.listName).toBe(new QueueKeys(prefix).toKey('executor', 'wait'));
     const hpa = docs.find((d) => d.doc?.kind === 'HorizontalPodAutoscaler')!.doc;
     expect(hpa.spec.scaleTargetRef.name).toBe('executor');
+  });
+
+  it('scrapes /metrics with the metrics key from a Secret, never by annotation (which sends no key)', () => {
+    for (const { file, doc } of docs) {
+      const annotations = doc?.spec?.template?.metadata?.annotations ?? {};
+      expect(annotations['prometheus.io/scrape'], `${file}: /metrics answers 401 without a key`).toBeUndefined();
+    }
+    const gateway = byName('gateway')!.spec.template;
+    const container = gateway.spec.containers[0];
+    const env = (container.env as Json[]).find((e) => e.name === 'GUARDAGENT_METRICS_KEY');
+    expect(CONFIG_ENV_NAMES.metricsKey).toBe('GUARDAGENT_METRICS_KEY');
+    const secretRef = env?.valueFrom?.secretKeyRef;
+    expect(secretRef).toMatchObject({ name: 'guardagent-metrics', key: 'token' });
+    // The example Secret holds that key, apart from the admin key.
+    const secret = docs.find((d) => d.doc?.kind === 'Secret' && d.doc.metadata.name === secretRef.name)!.doc;
+    expect(secret.stringData).toHaveProperty(secretRef.key);
+    // The PodMonitor selects the gateway pods and sends that Secret's key as its bearer token.
+    const monitor = docs.find((d) => d.doc?.kind === 'PodMonitor')!.doc;
+    for (const [label, value] of Object.entries(monitor.spec.selector.matchLabels)) expect(gateway.metadata.labels[label]).toBe(value);
+    const endpoint = monitor.spec.podMetricsEndpoints[0];
+    expect((container.ports as Json[]).map((p) => p.name)).toContain(endpoint.port);
+    expect(endpoint.path).toBe('/metrics');
+    expect(endpoint.authorization).toEqual({ type: 'Bearer', credentials: { name: secretRef.name, key: secretRef.key } });
+    // The plain Prometheus job: the same pods and port, the key from the mounted Secret.
+    const job = (parse(readFileSync(join(ROOT, 'infra/prometheus-scrape.yaml'), 'utf8')) as Json).scrape_configs[0];
+    expect(job.metrics_path).toBe('/metrics');
+    expect(job.authorization.credentials_file).toMatch(new RegExp(`/${secretRef.name}/${secretRef.key}$`));
+    const kept = Object.fromEntries((job.relabel_configs as Json[]).filter((r) => r.action === 'keep').map((r) => [r.source_labels[0], r.regex]));
+    expect(kept.__meta_kubernetes_pod_label_app_kubernetes_io_component).toBe(gateway.metadata.labels['app.kubernetes.io/component']);
+    expect(kept.__meta_kubernetes_pod_container_port_name).toBe(endpoint.port);
   });
 
   it('runs Redis with AOF and noeviction', () => {

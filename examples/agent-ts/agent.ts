@@ -14,8 +14,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { HttpTransport, QueueTransport, guardTool, type GuardTransport } from '@guardagent/client';
-import { GuardDeniedError } from '@guardagent/errors';
+import { HttpTransport, QueueTransport, exitCodeOfError, guardTool, type GuardTransport } from '@guardagent/client';
+import { ConfigError, GuardDeniedError } from '@guardagent/errors';
 import { parsePolicyText, type Decision } from '@guardagent/schemas';
 
 export const POLICY_FILE = new URL('../policies/refund-desk.yaml', import.meta.url);
@@ -100,11 +100,11 @@ export async function runAgent(transport: GuardTransport, policyId = 'refund-des
 async function connect(): Promise<GuardTransport> {
   if (process.env.GUARDAGENT_URL) {
     const apiKey = process.env.GUARDAGENT_API_KEY ?? process.env.GUARDAGENT_ADMIN_KEY;
-    if (!apiKey) throw new Error('set GUARDAGENT_API_KEY (a tenant key, or the admin key)');
+    if (!apiKey) throw new ConfigError('set GUARDAGENT_API_KEY (a tenant key, or the admin key)');
     return new HttpTransport({ baseUrl: process.env.GUARDAGENT_URL, apiKey });
   }
   if (process.env.REDIS_URL) return QueueTransport.connect({ redisUrl: process.env.REDIS_URL, prefix: process.env.GUARDAGENT_PREFIX ?? 'guardagent' });
-  throw new Error('set GUARDAGENT_URL (+ GUARDAGENT_API_KEY) for the HTTP gateway, or REDIS_URL for the queues');
+  throw new ConfigError('set GUARDAGENT_URL (+ GUARDAGENT_API_KEY) for the HTTP gateway, or REDIS_URL for the queues');
 }
 
 async function main(): Promise<void> {
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    // The README's exit-code table: 2 a refused request or missing configuration, 6 the guard unreachable, 70 a bug.
+    process.exit(exitCodeOfError(error));
   });
 }

@@ -1,67 +1,39 @@
 #!/usr/bin/env python3
-"""Check one proposed tool call with the GuardAgent HTTP API (standard library only).
+"""Check one proposed tool call with GuardAgent's Python SDK (clients/python; standard library only).
 
     export GUARDAGENT_URL=http://localhost:8080 GUARDAGENT_API_KEY=ga_...
     python3 examples/python/check.py --tool issue_refund \
         --args '{"user_id": "cust-42", "amount": 20, "reason": "broken mug"}' \
         --subject '{"id": "cust-42", "roles": ["support_agent"]}'
 
-Exit status: 0 allow, 1 deny, 3 pending (held for approval), 2 error. The policy
-(default `refund-desk`, examples/policies/refund-desk.yaml) must be registered first, e.g.
-`--put-policy policy.json` with the policy as JSON.
+Exit status, as in the README's exit-code table (the same as `guardagent check`): 0 allow,
+1 deny, 4 pending (held for approval), 3 the guard could not decide (guard_error), 2 the request
+was refused (invalid, unknown policy, bad key), 6 the gateway could not be reached or did not
+answer in time (try again). The policy (default `refund-desk`, examples/policies/refund-desk.yaml)
+must be registered first, e.g. `--put-policy policy.json` with the policy as JSON.
+
+Runs from this checkout as it is; elsewhere `pip install ./clients/python` first.
 """
+
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import sys
-import time
-import urllib.error
-import urllib.request
+from pathlib import Path
+
+try:
+    import guardagent
+except ImportError:  # not installed: use the SDK of this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "clients" / "python"))
+    import guardagent
+
+from guardagent import GuardAgentError, GuardClient, ValidationError, exit_code_of_decision, exit_code_of_error
 
 
-class GuardAgentError(Exception):
-    def __init__(self, status, code, message, issues=None):
-        super().__init__(f"{status} {code}: {message}")
-        self.status, self.code, self.issues = status, code, issues or []
-
-
-def call(base_url, api_key, method, path, body=None, timeout=30):
-    """One request; JSON in and out. HTTP errors become GuardAgentError with the server's code."""
-    data = None if body is None else json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(base_url.rstrip("/") + path, data=data, method=method)
-    request.add_header("Authorization", f"Bearer {api_key}")
-    request.add_header("Accept", "application/json")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            raw = response.read()
-            return response.status, (json.loads(raw) if raw else None)
-    except urllib.error.HTTPError as error:
-        try:
-            err = json.loads(error.read()).get("error", {})
-        except ValueError:
-            err = {}
-        raise GuardAgentError(error.code, err.get("code", "HTTP_ERROR"), err.get("message", error.reason), err.get("issues"))
-
-
-def check(base_url, api_key, job, wait_ms=10_000, timeout_s=60):
-    """POST /v1/checks; if no decision came within `wait_ms` (202), poll GET /v1/checks/{id}."""
-    status, body = call(base_url, api_key, "POST", f"/v1/checks?wait={wait_ms}", job, timeout=wait_ms / 1000 + 30)
-    deadline = time.monotonic() + timeout_s
-    delay = 0.1
-    while status == 202:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no decision for check {body['id']} within {timeout_s} s")
-        time.sleep(delay)
-        delay = min(delay * 2, 1.0)
-        status, polled = call(base_url, api_key, "GET", f"/v1/checks/{body['id']}")
-        body = polled if status == 200 else body
-    return body
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--url", default=os.environ.get("GUARDAGENT_URL", "http://localhost:8080"))
     parser.add_argument("--key", default=os.environ.get("GUARDAGENT_API_KEY"))
     parser.add_argument("--policy", default="refund-desk")
@@ -70,34 +42,41 @@ def main():
     parser.add_argument("--args", default='{"user_id": "cust-42"}', help="the tool's arguments (JSON object)")
     parser.add_argument("--subject", default='{"id": "cust-42", "roles": ["support_agent"]}', help="who the agent acts for (JSON)")
     parser.add_argument("--input", default="", help="the user's request")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the decision")
     opts = parser.parse_args()
     if not opts.key:
         parser.error("set GUARDAGENT_API_KEY or pass --key")
 
     try:
-        if opts.put_policy:
-            with open(opts.put_policy, encoding="utf-8") as f:
-                policy = json.load(f)
-            _, registered = call(opts.url, opts.key, "PUT", f"/v1/policies/{policy['id']}", policy)
-            opts.policy = registered["id"]
-        job = {
-            "policy": opts.policy,
-            "input": opts.input,
-            "subject": json.loads(opts.subject),
-            "action": {"kind": "tool_call", "tool": opts.tool, "args": json.loads(opts.args)},
-        }
-        decision = check(opts.url, opts.key, job)
+        with GuardClient(opts.url, opts.key) as guard:
+            if opts.put_policy:
+                with open(opts.put_policy, encoding="utf-8") as f:
+                    opts.policy = guard.put_policy(json.load(f))["id"]
+            decision = guard.check(
+                {
+                    "policy": opts.policy,
+                    "input": opts.input,
+                    "subject": json.loads(opts.subject),
+                    "action": {"kind": "tool_call", "tool": opts.tool, "args": json.loads(opts.args)},
+                },
+                timeout=opts.timeout,
+            )
     except GuardAgentError as error:
+        status = f"{error.status} " if error.status is not None else ""
+        print(f"error: {status}{error.code}: {error.message}", file=sys.stderr)
+        if isinstance(error, ValidationError):
+            for issue in error.issues:
+                print(f"  {issue.get('path') or '(body)'}: {issue.get('message')}", file=sys.stderr)
+        return exit_code_of_error(error)
+    except ValueError as error:  # --args or --subject that is not JSON, or a policy file that is not
         print(f"error: {error}", file=sys.stderr)
-        for issue in error.issues:
-            print(f"  {issue.get('path') or '(body)'}: {issue.get('message')}", file=sys.stderr)
-        return 2
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as error:
+        return guardagent.ExitCode.INVALID
+    except OSError as error:  # an unreadable policy file
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return guardagent.ExitCode.INVALID
 
     print(json.dumps({k: decision.get(k) for k in ("id", "decision", "status", "layer", "reasons", "approval")}, indent=2))
-    return {"allow": 0, "deny": 1, "pending": 3}.get(decision["decision"], 2)
+    return exit_code_of_decision(decision)
 
 
 if __name__ == "__main__":

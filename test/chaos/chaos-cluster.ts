@@ -16,8 +16,34 @@ export const CHECKS = FULL ? 3000 : 300;
 /** Lock and stalled-check interval the executors run with (the defaults in the full form). */
 export const LOCK_MS = FULL ? 6000 : 3000;
 export const STALLED_MS = FULL ? 3000 : 1000;
-/** How long after a fault every job must be decided: lock + stalled check + the work left, with room for a loaded CI machine. */
-export const RECOVERY_BOUND_MS = LOCK_MS + STALLED_MS + (FULL ? 20_000 : 12_000);
+/** Room for what no pace measures (a process's start, a retry's backoff, the machine's swings). */
+const RECOVERY_MARGIN_MS = FULL ? 20_000 : 12_000;
+/** The bound when no pace was measured: lock + stalled check + the margin. */
+export const RECOVERY_BOUND_MS = LOCK_MS + STALLED_MS + RECOVERY_MARGIN_MS;
+/** How long a check() caller waits: the test's own time limit less a margin, so a slow run fails on the bound below, not on a caller's timeout. */
+export const CALLER_TIMEOUT_MS = FULL ? 540_000 : 100_000;
+
+/** How fast a rig decided its checks before the fault: measured in the same run, not taken from an idle machine. */
+export interface Pace {
+  /** When the checks were sent. */
+  sentAt: number;
+  /** When the fault landed, and how many checks were decided by then. */
+  faultAt: number;
+  decidedAtFault: number;
+}
+
+/**
+ * How long after a fault every check must be decided: the lock and the stalled check (a dead
+ * worker's job is taken over within their sum), plus the time the survivors need for the checks
+ * left at the pace measured before the fault (`survivorsShare` of the executors still serving),
+ * plus the margin. On an idle machine this is about the old fixed bound; on a loaded one it grows
+ * with the work, so a slow machine is not read as a slow recovery.
+ */
+export function recoveryBoundMs(pace: Pace, survivorsShare: number): number {
+  const perMs = pace.decidedAtFault / Math.max(1, pace.faultAt - pace.sentAt);
+  const drainMs = perMs > 0 ? (CHECKS - pace.decidedAtFault) / (perMs * survivorsShare) : 0;
+  return Math.round(LOCK_MS + STALLED_MS + drainMs + RECOVERY_MARGIN_MS);
+}
 
 /** A redis-server the suite can SIGKILL and restart on the same port and data directory. */
 export interface ChaosRedis {

@@ -1,9 +1,10 @@
+import { loadConfig } from '@guardagent/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueTransport } from '@guardagent/client';
 import { silentLogger } from '@guardagent/pipeline';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
-import { startTestStack, type TestStack } from '../helpers/pipeline-stack';
+import { startTestStack, waitFor, type TestStack } from '../helpers/pipeline-stack';
 
 // Attacks on the executor through ordinary checks, against the real stack (queues, executor,
 // sandbox worker processes). For each: the attack's check ends fail-closed, and checks of another
@@ -41,7 +42,7 @@ const ordinaryPolicy: PolicyInput = {
 
 beforeAll(async () => {
   // A 3 s lock caps any guard run at 2 s (two thirds of the lock).
-  stack = await startTestStack({ config: { lockDurationMs: 3000, sandbox: { memoryMb: 64, cpuMs: 1000, wallMs: 1000, maxRunsPerIsolate: 5000 } } });
+  stack = await startTestStack({ config: { lockDurationMs: 3000, sandbox: { ...loadConfig({}).sandbox, memoryMb: 64, cpuMs: 1000, wallMs: 1000, maxRunsPerIsolate: 5000 } } });
   victim = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'attacker' });
   other = await QueueTransport.connect({ redisUrl: stack.redisUrl, prefix: stack.prefix, tenant: 'bystander' });
   expect((await other.compile(ordinaryPolicy)).status).toBe('promoted');
@@ -121,7 +122,11 @@ return { deny: false, reasons: [] };`;
     expect(result.attack.error?.code).toMatch(/^(GUARD_CODE_FAILED|SANDBOX_HUNG)$/);
     expect(result.attack.reasons.join(' ')).toMatch(/deadline|time limit/);
     expectOrdinaryServed(result);
-    // The next check on the same policy is decided.
+    // The next check on the same policy is decided. (A tenant whose run killed a worker runs again
+    // once the pool is whole, its spare replaced: on a loaded machine that may take longer than the
+    // queue timeout, so this waits for it first.)
+    const pool = stack.runtime!.deps.sandbox;
+    await waitFor(async () => pool.stats().ready === pool.stats().size && pool.stats().spares === 1, 60_000, 'the pool whole again');
     expect(await victim.check({ policy: 'host-time', input: 'hello' }, { timeoutMs: 30_000 })).toMatchObject({ decision: 'allow', status: 'ok' });
   });
 

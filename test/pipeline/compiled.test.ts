@@ -1,3 +1,4 @@
+import { loadConfig } from '@guardagent/config';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startFakeLlmServer, type FakeLlmServer } from '@guardagent/testing';
@@ -224,7 +225,7 @@ describe('auto mode after a failed background compile', () => {
 
 describe('executor under many runs', () => {
   it('runs thousands of checks through the sandbox worker processes with no error reaching a job', async () => {
-    const stack = await startTestStack({ config: { sandbox: { memoryMb: 64, cpuMs: 1000, wallMs: 5000, maxRunsPerIsolate: 150 } } });
+    const stack = await startTestStack({ config: { sandbox: { ...loadConfig({}).sandbox, memoryMb: 64, cpuMs: 1000, wallMs: 5000, maxRunsPerIsolate: 150 } } });
     try {
       expect((await stack.client.compile({ ...policy, id: 'many', program: genericProgram })).status).toBe('promoted');
       const total = 3000;

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
-import { GuardAgentError } from '@guardagent/errors';
+import { GuardAgentError, ValidationError } from '@guardagent/errors';
+import { EXIT_CODES, exitCodeOfError } from '@guardagent/client';
 import { createRequire } from 'node:module';
+import { formatValidationError } from './format-issues';
 import { findNpmLauncher } from './process/npm-launcher';
 import { watchLauncher } from './process/watch-launcher';
 
@@ -19,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   feedback: async () => (await import('./commands/feedback')).registerFeedback,
   eval: async () => (await import('./commands/eval')).registerEval,
   demo: async () => (await import('./commands/demo')).registerDemo,
+  policy: async () => (await import('./commands/policy')).registerPolicy,
+  tenants: async () => (await import('./commands/tenants')).registerTenants,
   approve: async () => (await import('./commands/approve')).registerApprove,
   log: async () => (await import('./commands/log')).registerLog,
   replay: async () => (await import('./commands/replay')).registerReplay,
@@ -62,12 +66,16 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode;
+    // Help and --version end with 0; a usage mistake (unknown command or option, a missing one) is INVALID.
+    process.exitCode = error.exitCode === 0 ? EXIT_CODES.OK : EXIT_CODES.INVALID;
+  } else if (error instanceof ValidationError) {
+    process.stderr.write(formatValidationError(error));
+    process.exitCode = EXIT_CODES.INVALID;
   } else if (error instanceof GuardAgentError) {
     process.stderr.write(`guardagent: ${error.code}: ${error.message}\n`);
-    process.exitCode = 2;
+    process.exitCode = exitCodeOfError(error);
   } else {
     process.stderr.write(`guardagent: ${(error as Error)?.stack ?? String(error)}\n`);
-    process.exitCode = 2;
+    process.exitCode = exitCodeOfError(error);
   }
 }

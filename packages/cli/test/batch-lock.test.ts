@@ -66,10 +66,10 @@ describe('guardagent batch --out lock', () => {
     expect(ended.code, ended.stderr).toBe(130);
     expect(existsSync(`${out}.lock`)).toBe(false);
 
-    // The file is free again: this run gets past the lock and stops only for want of workers (3).
+    // The file is free again: this run gets past the lock and stops only for want of workers (6, UNAVAILABLE).
     const third = await runBatch(argsFor(out, 1_000), env());
     expect(third.stderr).not.toMatch(/BATCH_OUTPUT_LOCKED|waiting up to/);
-    expect(third.code, third.stderr).toBe(3);
+    expect(third.code, third.stderr).toBe(6);
   });
 
   it('the lock of a run killed with SIGKILL is taken over by the next run once stale', { timeout: 120_000 }, async () => {
@@ -83,7 +83,7 @@ describe('guardagent batch --out lock', () => {
     const next = await runBatch(argsFor(out, 1_000), env());
     expect(next.stderr).toMatch(/locked by another run, or by one that was killed; waiting/);
     expect(next.stderr).not.toMatch(/BATCH_OUTPUT_LOCKED/);
-    expect(next.code, next.stderr).toBe(3);
+    expect(next.code, next.stderr).toBe(6);
   });
 
   it('killing the npx process (SIGKILL) stops the batch it started, which releases its lock', { timeout: 120_000 }, async () => {

@@ -169,8 +169,8 @@ describe('decision lines, keys and exit codes', () => {
     const base = { elapsedMs: 1, truncatedBytes: 0, inputError: null, interrupted: false };
     const counts = { total: 2, skipped: 0, skippedGuardErrors: 0, decided: 2, allowed: 1, denied: 1, pending: 0, guardErrors: 0 };
     expect(batchExitCode({ ...base, counts })).toBe(0);
-    expect(batchExitCode({ ...base, counts: { ...counts, guardErrors: 1 } })).toBe(1);
-    expect(batchExitCode({ ...base, counts: { ...counts, skipped: 1, skippedGuardErrors: 1 } })).toBe(1);
+    expect(batchExitCode({ ...base, counts: { ...counts, guardErrors: 1 } })).toBe(3);
+    expect(batchExitCode({ ...base, counts: { ...counts, skipped: 1, skippedGuardErrors: 1 } })).toBe(3);
     expect(batchExitCode({ ...base, counts, inputError: new BatchInputError('f', 7, '', 'bad') })).toBe(2);
     expect(batchExitCode({ ...base, counts, interrupted: true })).toBe(130);
   });
@@ -217,7 +217,9 @@ describe('createProgress', () => {
     const out = capture(false);
     const progress = createProgress({ total: 10, label: 'plain', stream: out.stream, force: true, plainIntervalMs: 20 });
     progress.increment(3);
-    await new Promise((resolve) => setTimeout(resolve, 70));
+    // Until the interval has printed twice (on a loaded machine a 70 ms sleep saw only one).
+    const deadline = Date.now() + 30_000;
+    while (out.text().trim().split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     progress.setTotal(8);
     progress.increment(5);
     progress.stop();
@@ -265,7 +267,7 @@ describe('guardagent batch (child process, real pipeline)', () => {
         '{"id":"s11","decis',
     );
     const run = await runBatch(['--policy', policy, '--in', input, '--out', out, '--progress'], env());
-    expect(run.code, run.stderr).toBe(1); // guard errors → 1
+    expect(run.code, run.stderr).toBe(3); // guard errors → 3 (GUARD_ERROR)
     const summary = parseSummary(run.stderr);
     expect(summary).toMatchObject({ total: 30, skipped: 2, decided: 28, allowed: 9, denied: 11, 'guard errors': 8 });
     expect(run.stderr).toMatch(/repaired: +cut an unfinished last line of 18 bytes/);
@@ -281,9 +283,9 @@ describe('guardagent batch (child process, real pipeline)', () => {
     expect((byId.get('s25')!.error as { code: string }).code).toBeTruthy();
     expect(Object.keys(byId.get('s5')!).sort()).toEqual(['decision', 'details', 'id', 'layer', 'mode', 'reasons', 'rules', 'status']);
 
-    // Everything decided: a second run skips all 30, and still exits 1 for the guard errors in --out.
+    // Everything decided: a second run skips all 30, and still exits 3 for the guard errors in --out.
     const again = await runBatch(['--policy', policy, '--in', input, '--out', out], env());
-    expect(again.code, again.stderr).toBe(1);
+    expect(again.code, again.stderr).toBe(3);
     expect(parseSummary(again.stderr)).toMatchObject({ total: 30, skipped: 30, decided: 0, 'guard errors': 0 });
     expect(again.stderr).toMatch(/skipped: +30 \(already decided in --out; 8 of them guard errors\)/);
     expect(await readDecisions(out)).toHaveLength(30);
@@ -336,7 +338,7 @@ describe('guardagent batch (child process, real pipeline)', () => {
     expect(missing.stderr).toMatch(/nope\.jsonl: cannot read the input/);
   });
 
-  it('exits 3 when jobs are queued but no decision arrives (--remote with no workers)', async () => {
+  it('exits 6 (UNAVAILABLE) when jobs are queued but no decision arrives (--remote with no workers)', async () => {
     const policy = join(dir, 'rails-policy.yaml');
     // Rails only: nothing to verify, so nothing waits for a worker before the jobs are queued.
     await writeFile(policy, 'id: batch-rails-only\nrails:\n  input:\n    injection: {}\n');
@@ -344,7 +346,7 @@ describe('guardagent batch (child process, real pipeline)', () => {
     const out = join(dir, 'idle-out.jsonl');
     await writeJobs(input, 5);
     const run = await runBatch(['--remote', '--idle-timeout', '1500', '--policy', policy, '--in', input, '--out', out], env());
-    expect(run.code, run.stderr).toBe(3);
+    expect(run.code, run.stderr).toBe(6);
     expect(run.stderr).toMatch(/BATCH_STALLED: no decision arrived for \d+ s while 5 job\(s\) were queued/);
     expect(await readDecisions(out)).toEqual([]);
   });

@@ -40,13 +40,13 @@ describe('guardagent CLI', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     const listed = [...help.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]);
-    expect(listed).toEqual(['up', 'check', 'compile', 'batch', 'feedback', 'eval', 'demo', 'approve', 'log', 'replay', 'memory', 'mcp', 'keys', 'shards', 'help']);
+    expect(listed).toEqual(['up', 'check', 'compile', 'batch', 'feedback', 'eval', 'demo', 'policy', 'tenants', 'approve', 'log', 'replay', 'memory', 'mcp', 'keys', 'shards', 'help']);
     const typo = await run(['bacth', '--in', 'x']);
-    expect(typo.code).toBe(1);
+    expect(typo.code).toBe(2); // INVALID: a usage mistake
     expect(typo.stderr).toMatch(/unknown command 'bacth'[\s\S]*Did you mean batch\?/);
     // A command loads alone and still knows its own options.
     const wrong = await run(['approve', '--token', 't', '--approver', 'ops', '--nope']);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/unknown option '--nope'/);
   });
 

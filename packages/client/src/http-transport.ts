@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CheckTimeoutError,
+  DecisionLostError,
   GuardAgentError,
   IdempotencyConflictError,
   NotFoundError,
@@ -20,6 +21,7 @@ import {
   PolicySchema,
   parseOrThrow,
   type CompileResult,
+  type Policy,
   type Decision,
   type GuardJobInput,
   type PolicyInput,
@@ -62,6 +64,36 @@ export interface IssuedApiKey extends ApiKeyView {
   apiKey: string;
 }
 
+/** A stored policy as GET /v1/policies/{id} shows it: its current version, verified program and shadow. */
+export interface PolicyView {
+  policy: Policy;
+  digest: string;
+  programDigest: string;
+  program: { source: 'supplied' | 'compiled'; promotedAt: string; passedCount: number; total: number; replay: unknown } | null;
+  shadow: { version: string; digest: string; programDigest: string; programPromoted: boolean; replay: unknown } | null;
+}
+/** One version put under a policy id (GET /v1/policies/{id}/versions), newest first. */
+export interface PolicyVersionInfo {
+  digest: string;
+  version: string;
+  enforcement: 'enforce' | 'shadow';
+  putAt: string | null;
+  current: boolean;
+  shadow: boolean;
+}
+export interface TenantInfo {
+  id: string;
+  name?: string;
+  createdAt: string;
+}
+/** A tenant's quotas in force, its overrides of the defaults, and what it holds now. */
+export interface QuotasView {
+  quotas: Record<string, number>;
+  overrides: Record<string, number>;
+  inFlight: number;
+  storedBytes: number;
+}
+
 /** An error answer of the gateway that has no more specific class; `code` is the server's. */
 export class GatewayError extends GuardAgentError {
   readonly code: string;
@@ -97,6 +129,8 @@ async function errorFrom(response: Response, path: string): Promise<GuardAgentEr
     error = new ValidationError('request', issues);
   } else if (code === 'NOT_FOUND' || (!code && response.status === 404)) {
     error = new NotFoundError(typeof details.kind === 'string' ? details.kind : 'resource', typeof details.id === 'string' ? details.id : path);
+  } else if (code === 'DECISION_LOST') {
+    error = new DecisionLostError(typeof details.id === 'string' ? details.id : path);
   } else if (code === 'QUOTA_EXCEEDED' || (!code && response.status === 429)) {
     const retryAfter = Number(response.headers.get('retry-after'));
     error = new QuotaExceededError(message, typeof details.limit === 'number' ? details.limit : 0, {
@@ -179,8 +213,19 @@ export class HttpTransport implements GuardTransport {
     return decision;
   }
 
+  /**
+   * The stored decision, or null while there is none (running, unknown or expired). A check that
+   * was decided and whose decision Redis has since lost throws DecisionLostError: polling it would
+   * never end.
+   */
   async result(id: string): Promise<Decision | null> {
-    const response = await this.request('GET', `/v1/checks/${encodeURIComponent(id)}`, { allow: [202, 404] });
+    const path = `/v1/checks/${encodeURIComponent(id)}`;
+    const response = await this.request('GET', path, { allow: [202, 404] });
+    if (response.status === 404) {
+      const error = await errorFrom(response, path);
+      if (error instanceof DecisionLostError) throw error;
+      return null;
+    }
     if (response.status !== 200) {
       await response.body?.cancel();
       return null;
@@ -217,6 +262,71 @@ export class HttpTransport implements GuardTransport {
     });
     if (!result) throw new CheckTimeoutError(compileId, timeoutMs);
     return result;
+  }
+
+  /** The tenant's policies: each id's current version. */
+  async listPolicies(): Promise<Array<{ id: string; version: string; digest: string; description?: string }>> {
+    const response = await this.request('GET', '/v1/policies');
+    return ((await response.json()) as { policies: Array<{ id: string; version: string; digest: string; description?: string }> }).policies;
+  }
+
+  /** A policy's current version, its verified program (if one is promoted) and its shadow (if any). */
+  async getPolicy(id: string): Promise<PolicyView> {
+    const response = await this.request('GET', `/v1/policies/${encodeURIComponent(id)}`);
+    const view = (await response.json()) as PolicyView;
+    return { ...view, policy: PolicySchema.parse(view.policy) };
+  }
+
+  async deletePolicy(id: string): Promise<void> {
+    await this.request('DELETE', `/v1/policies/${encodeURIComponent(id)}`);
+  }
+
+  /** The versions put under a policy id, newest first (the last 100). */
+  async policyVersions(id: string): Promise<PolicyVersionInfo[]> {
+    const response = await this.request('GET', `/v1/policies/${encodeURIComponent(id)}/versions`);
+    return ((await response.json()) as { versions: PolicyVersionInfo[] }).versions;
+  }
+
+  /** One version of a policy id by digest (or a prefix of 8 hex digits or more). */
+  async policyVersion(id: string, digest: string): Promise<{ policy: Policy; digest: string; programDigest: string }> {
+    const response = await this.request('GET', `/v1/policies/${encodeURIComponent(id)}/versions/${encodeURIComponent(digest)}`);
+    const view = (await response.json()) as { policy: unknown; digest: string; programDigest: string };
+    return { policy: PolicySchema.parse(view.policy), digest: view.digest, programDigest: view.programDigest };
+  }
+
+  /**
+   * Approve a held tool call by its token (a key with scope `operate`; the server admin key names
+   * the `tenant`). A used or expired token, or the call's own subject as approver, is refused
+   * (GatewayError CONFLICT or FORBIDDEN), an unknown token is a NotFoundError.
+   */
+  async approve(token: string, approver: string, options: { tenant?: string } = {}): Promise<'approved' | 'already-approved'> {
+    const response = await this.request('POST', '/v1/approvals', { json: { token, approver, ...(options.tenant ? { tenant: options.tenant } : {}) } });
+    return ((await response.json()) as { result: 'approved' | 'already-approved' }).result;
+  }
+
+  /** Create a tenant and its first key (the server admin key); the key is in this answer only. */
+  async createTenant(input: { id?: string; name?: string } = {}): Promise<{ id: string; apiKey: string; key: ApiKeyView; createdAt: string }> {
+    const response = await this.request('POST', '/v1/tenants', { json: input });
+    return (await response.json()) as { id: string; apiKey: string; key: ApiKeyView; createdAt: string };
+  }
+
+  /** The tenants, oldest first, a page at a time (the server admin key). */
+  async listTenants(options: { limit?: number; offset?: number } = {}): Promise<{ tenants: TenantInfo[]; total: number }> {
+    const query = new URLSearchParams({ limit: String(options.limit ?? 100), offset: String(options.offset ?? 0) });
+    const response = await this.request('GET', `/v1/tenants?${query}`);
+    return (await response.json()) as { tenants: TenantInfo[]; total: number };
+  }
+
+  /** A tenant's quotas (the server admin key), or without an id the caller's own. */
+  async tenantQuotas(id?: string): Promise<QuotasView> {
+    const response = await this.request('GET', id === undefined ? '/v1/quotas' : `/v1/tenants/${encodeURIComponent(id)}/quotas`);
+    return (await response.json()) as QuotasView;
+  }
+
+  /** Replace a tenant's quota overrides (the server admin key); quotas left out take the defaults. */
+  async setTenantQuotas(id: string, overrides: Record<string, number>): Promise<QuotasView> {
+    const response = await this.request('PUT', `/v1/tenants/${encodeURIComponent(id)}/quotas`, { json: overrides });
+    return (await response.json()) as QuotasView;
   }
 
   /** Queue many jobs as one batch (sent as NDJSON). */

@@ -9,5 +9,10 @@ export {
   type ApiKeyScope,
   type ApiKeyView,
   type IssuedApiKey,
+  type PolicyView,
+  type PolicyVersionInfo,
+  type TenantInfo,
+  type QuotasView,
 } from './http-transport';
+export { EXIT_CODES, exitCodeOfDecision, exitCodeOfError, isTransientErrorCode, type ExitCode, type ExitCodeName } from './exit-codes';
 export { guardTool, type GuardToolOptions, type GuardedTool, type SubjectInput } from './guard-tool';

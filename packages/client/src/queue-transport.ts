@@ -26,7 +26,7 @@ import {
 } from '@guardagent/queue';
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
-import { RedisApprovalStore, type ApproveResult } from '@guardagent/rails';
+import { RedisApprovalStore, compileRails, type ApproveResult } from '@guardagent/rails';
 import {
   CompileResultSchema,
   DecisionSchema,
@@ -252,7 +252,12 @@ export class QueueTransport implements GuardTransport {
     return { ids: states.map((s) => s.jobId) };
   }
 
-  async check(input: GuardJobInput, options: CheckOptions & { admit?: AdmitJobs } = {}): Promise<Decision> {
+  /**
+   * Submit a check and wait for its decision. With `replayId` the check is one of a replay's (or a
+   * policy test's): its rate limits count in that id's own windows, a held call gets no approval
+   * token, and it is not recorded in the decision log, so live callers never feel it.
+   */
+  async check(input: GuardJobInput, options: CheckOptions & { admit?: AdmitJobs; replayId?: string } = {}): Promise<Decision> {
     const job = parseOrThrow(GuardJobSchema, input, 'guard job');
     const registered = await this.retried(() => this.resolvePolicy(job));
     const id = jobIdFor(this.tenant, job.idempotencyKey);
@@ -263,7 +268,7 @@ export class QueueTransport implements GuardTransport {
       const existing = await this.retried(() => this.results.getDecision(this.tenant, id));
       if (existing) return existing;
     }
-    const state = this.newState(id, job, registered, this.listener.channel, null, submittedAt);
+    const state = this.newState(id, job, registered, this.listener.channel, null, submittedAt, options.replayId ?? null);
     await options.admit?.([id], jobBytes(state.job));
     return new Promise<Decision>((resolve, reject) => {
       let settled = false;
@@ -369,6 +374,27 @@ export class QueueTransport implements GuardTransport {
         : await this.policies.put(this.tenant, parseOrThrow(PolicySchema, policyOrId, 'policy'));
     const { policy, digest, programDigest } = registered;
     const id = compileIdFor(programDigest);
+    // Rails only: nothing for an LLM to write or the sandbox to verify. The rails were compiled
+    // when the policy was stored (a mistake there was refused), so say so instead of starting a
+    // compile that could only end LLM_NOT_CONFIGURED or write a program nothing asked for.
+    if (!policy.requests?.trim() && !policy.program && policy.rails) {
+      const rules = compileRails(policy.rails).ruleCount;
+      return {
+        id,
+        policy: { id: policy.id, version: policy.version, digest, programDigest },
+        status: 'rails-only',
+        message: `policy '${policy.id}' has no guard requests and no program: its ${rules} rail rule${rules === 1 ? '' : 's'} (checked when it was stored) decide every check, with no LLM and no program to compile`,
+        report: null,
+        code: null,
+        plan: null,
+        attempts: 0,
+        debugRounds: 0,
+        usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+        timings: {},
+        traceId: '',
+        createdAt: new Date().toISOString(),
+      };
+    }
     const timeoutMs = options.timeoutMs ?? 10 * 60_000;
     const root = startJobTrace('guardagent.compile', { 'guardagent.policy.id': policy.id, 'guardagent.job.id': id });
     const state = newPipelineState({

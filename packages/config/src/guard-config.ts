@@ -5,6 +5,11 @@ import { MAX_SHARDS } from './shard-layout';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** BullMQ's job lock by default (GUARDAGENT_LOCK_DURATION_MS), renewed every half of it while a job runs. */
+export const DEFAULT_LOCK_DURATION_MS = 6_000;
+/** How often each worker looks for stalled jobs by default (GUARDAGENT_STALLED_INTERVAL_MS). */
+export const DEFAULT_STALLED_INTERVAL_MS = 3_000;
+
 /** Every knob a GuardAgent process reads from its environment. */
 export const GuardConfigSchema = z.object({
   /**
@@ -46,6 +51,20 @@ export const GuardConfigSchema = z.object({
     wallMs: positiveInt(4000),
     /** Recycle an isolate after this many runs (bounds heap growth from cached scripts). */
     maxRunsPerIsolate: positiveInt(5000),
+    /** Warm workers kept beside the pool, to take over at once from one that dies or is recycled. */
+    spares: z.coerce.number().int().min(0).max(8).default(1),
+    /** Workers one version of a tenant's guard may kill or hang within crashWindowMs before it is quarantined. */
+    crashBudget: positiveInt(3),
+    /** Workers all of a tenant's guards together may kill or hang within crashWindowMs before the tenant is quarantined. */
+    tenantCrashBudget: positiveInt(6),
+    /** The crash budget's window, and how long a quarantine lasts. */
+    crashWindowMs: positiveInt(60_000),
+    /** A worker whose resident memory passes this (MB) is recycled between runs; 0: never. */
+    workerMaxRssMb: z.coerce.number().int().min(0).default(768),
+    /** `off`: workers serve without loading the toolbox data first (only for measuring what warming saves). */
+    warmUp: z.enum(['on', 'off']).default('on'),
+    /** How long an executor's pool may have no ready worker before the gateway's /readyz says it cannot serve (ms). */
+    unservedMs: positiveInt(10_000),
   }),
   /**
    * Worker threads per executor process for the rails' heavy work: the filters of a job that
@@ -58,8 +77,8 @@ export const GuardConfigSchema = z.object({
    * runs. The lock tolerates the event loop being held up to half of it (3 s) past a renewal;
    * the rails hold it for a few milliseconds at most (heavier jobs go to their worker threads).
    */
-  lockDurationMs: positiveInt(6_000),
-  stalledIntervalMs: positiveInt(3_000),
+  lockDurationMs: positiveInt(DEFAULT_LOCK_DURATION_MS),
+  stalledIntervalMs: positiveInt(DEFAULT_STALLED_INTERVAL_MS),
   /** Most demonstrations one policy may hold (retrieval compares a query with each). */
   maxDemonstrations: positiveInt(1000),
   /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */
@@ -92,6 +111,11 @@ export const GuardConfigSchema = z.object({
   }),
   gatewayPort: z.coerce.number().int().min(0).max(65_535).default(8080),
   adminKey: z.string().min(16, 'GUARDAGENT_ADMIN_KEY must be at least 16 characters').optional(),
+  /**
+   * A key that reads /metrics and nothing else, for a Prometheus scrape (a bearer token from a
+   * Secret): the admin key also reads /metrics, but a scraper should not hold it.
+   */
+  metricsKey: z.string().min(16, 'GUARDAGENT_METRICS_KEY must be at least 16 characters').optional(),
 });
 export type GuardConfig = z.output<typeof GuardConfigSchema>;
 
@@ -112,6 +136,13 @@ const ENV_NAMES: Record<string, string> = {
   'sandbox.cpuMs': 'GUARDAGENT_SANDBOX_CPU_MS',
   'sandbox.wallMs': 'GUARDAGENT_SANDBOX_WALL_MS',
   'sandbox.maxRunsPerIsolate': 'GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE',
+  'sandbox.spares': 'GUARDAGENT_SANDBOX_SPARES',
+  'sandbox.crashBudget': 'GUARDAGENT_SANDBOX_CRASH_BUDGET',
+  'sandbox.tenantCrashBudget': 'GUARDAGENT_SANDBOX_TENANT_CRASH_BUDGET',
+  'sandbox.crashWindowMs': 'GUARDAGENT_SANDBOX_CRASH_WINDOW_MS',
+  'sandbox.workerMaxRssMb': 'GUARDAGENT_SANDBOX_WORKER_MAX_RSS_MB',
+  'sandbox.warmUp': 'GUARDAGENT_SANDBOX_WARM_UP',
+  'sandbox.unservedMs': 'GUARDAGENT_SANDBOX_UNSERVED_MS',
   railsWorkers: 'GUARDAGENT_RAILS_WORKERS',
   lockDurationMs: 'GUARDAGENT_LOCK_DURATION_MS',
   stalledIntervalMs: 'GUARDAGENT_STALLED_INTERVAL_MS',
@@ -128,6 +159,7 @@ const ENV_NAMES: Record<string, string> = {
   'chunks.lingerMs': 'GUARDAGENT_CHUNK_LINGER_MS',
   gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
   adminKey: 'GUARDAGENT_ADMIN_KEY',
+  metricsKey: 'GUARDAGENT_METRICS_KEY',
 };
 
 /** Environment variable of each config field, for docs and error messages. */
@@ -159,6 +191,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       cpuMs: read('sandbox.cpuMs'),
       wallMs: read('sandbox.wallMs'),
       maxRunsPerIsolate: read('sandbox.maxRunsPerIsolate'),
+      spares: read('sandbox.spares'),
+      crashBudget: read('sandbox.crashBudget'),
+      tenantCrashBudget: read('sandbox.tenantCrashBudget'),
+      crashWindowMs: read('sandbox.crashWindowMs'),
+      workerMaxRssMb: read('sandbox.workerMaxRssMb'),
+      warmUp: read('sandbox.warmUp'),
+      unservedMs: read('sandbox.unservedMs'),
     },
     railsWorkers: read('railsWorkers'),
     lockDurationMs: read('lockDurationMs'),
@@ -182,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     gatewayPort: read('gatewayPort'),
     adminKey: read('adminKey'),
+    metricsKey: read('metricsKey'),
   };
   const parsed = GuardConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -195,6 +235,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const outside = config.workerShards?.filter((shard) => shard >= config.shards) ?? [];
   if (outside.length > 0) {
     const problem = `GUARDAGENT_WORKER_SHARDS: shard ${outside.join(', ')} does not exist (GUARDAGENT_SHARDS is ${config.shards}: shards 0 to ${config.shards - 1})`;
+    throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
+  }
+  if (config.metricsKey !== undefined && config.metricsKey === config.adminKey) {
+    const problem = 'GUARDAGENT_METRICS_KEY: must differ from GUARDAGENT_ADMIN_KEY (a scraper holding it could do everything the admin key does)';
     throw new ConfigError(`Invalid configuration: ${problem}`, { problems: [problem] });
   }
   // On a cluster every key carries the prefix as a hash tag (see keyPrefixFor).

@@ -3,7 +3,7 @@ export { ValidationError, type FieldIssue } from './validation-error';
 export { NotFoundError } from './not-found-error';
 export { DecisionLostError } from './decision-lost-error';
 export { LlmNotConfiguredError, LlmRequestError, LlmReplyError } from './llm-errors';
-export { SandboxExecutionError, type SandboxErrorKind } from './sandbox-error';
+export { SandboxExecutionError, SandboxQuarantinedError, sandboxErrorCode, type SandboxErrorKind, type QuarantineScope } from './sandbox-error';
 export { NoCompiledProgramError, VerificationFailedError } from './policy-errors';
 export {
   CheckTimeoutError,

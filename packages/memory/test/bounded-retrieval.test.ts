@@ -54,3 +54,44 @@ describe('retrieval yields to the event loop', () => {
     expect(ticksWhenDone).toBeGreaterThan(0);
   });
 });
+
+describe('retrieval over many long demonstrations is bounded: a first stage on heads and tails, then the candidates in full', () => {
+  // Deterministic pseudo-random text (no Math.random: the same demonstrations on every run).
+  let seed = 7;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const text = (n: number) => Array.from({ length: n }, () => 'abcdefghij klmnop'[Math.floor(rand() * 17)]).join('');
+  const query = { input: text(3000), output: text(2000) };
+  const mutate = (s: string, edits: number) => {
+    const chars = [...s];
+    for (let e = 0; e < edits; e++) chars[Math.floor(rand() * chars.length)] = 'z';
+    return chars.join('');
+  };
+  // 300 unrelated long demonstrations, and three near copies of the query (5, 40 and 200 characters changed).
+  const far = Array.from({ length: 300 }, (_, i) => ({ id: `far-${String(i).padStart(3, '0')}`, input: text(3000), output: text(2000) }));
+  const near = [5, 40, 200].map((edits, i) => ({ id: `near-${i}`, input: mutate(query.input, edits), output: query.output }));
+  const demos = [...far.slice(0, 150), ...near, ...far.slice(150)];
+
+  it('finds the same nearest as comparing every demonstration in full', async () => {
+    // k = 80 keeps 320 candidates: more than there are demonstrations, so that search is one stage, in full.
+    const full = nearestDemonstrations(demos, query, 80).slice(0, 3);
+    const bounded = nearestDemonstrations(demos, query, 3);
+    expect(bounded.map((d) => d.id)).toEqual(['near-0', 'near-1', 'near-2']);
+    expect(bounded.map((d) => [d.id, d.distance])).toEqual(full.map((d) => [d.id, d.distance]));
+    expect(await nearestDemonstrationsYielding(demos, query, 3)).toEqual(bounded);
+  });
+
+  it('compares in full only the candidates: a demonstration whose head and tail are far is not one of them, however near its middle', () => {
+    // Same middle as the query, head and tail replaced: near in full (2 × 128 chars changed of 5,001), the farthest of all on the 256-char first stage.
+    const q = `${query.input}\n${query.output}`;
+    // Head and tail of a character none of the texts use: as far as a demonstration can be on the first stage.
+    const disguised = { id: 'disguised', input: `${'#'.repeat(128)}${q.slice(128, 3000)}`, output: `${query.output.slice(0, -128)}${'#'.repeat(128)}` };
+    const withDisguised = [...far, disguised];
+    const fullSearch = nearestDemonstrations(withDisguised, query, 80);
+    expect(fullSearch[0]!.id).toBe('disguised');
+    // The bounded search keeps 32 candidates by heads and tails: the disguised one is not among them.
+    expect(nearestDemonstrations(withDisguised, query, 1)[0]!.id).not.toBe('disguised');
+  });
+});

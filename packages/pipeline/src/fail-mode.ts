@@ -4,6 +4,8 @@
  * policy's `failMode: open`. Everything else (the rails, a store that is down, a job the
  * infrastructure could not run) denies under any failMode: opening on those would let an
  * outage, or an attacker who causes one, switch off allow-lists, rate limits and approvals.
+ * `SANDBOX_QUARANTINED` is not here on purpose: a guard that keeps killing workers would
+ * otherwise, under `failMode: open`, turn its own crashes into allows for the whole window.
  */
 export const GUARD_LAYER_UNDECIDED_CODES: ReadonlySet<string> = new Set([
   'LLM_NOT_CONFIGURED',

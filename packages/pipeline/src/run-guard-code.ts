@@ -20,7 +20,11 @@ export function withHostUsage(state: PipelineState, result: RunResult): Pipeline
 }
 
 
-/** Run guard code for one job in the sandbox, under the policy's limits. */
+/**
+ * Run guard code for one job in the sandbox, under the policy's limits. `version` names the guard
+ * (a program or policy digest) for the sandbox's crash budget: the workers a version kills are
+ * counted against it and against its tenant (see CrashBudget in @guardagent/sandbox).
+ */
 export async function runGuardCode(
   deps: PipelineDeps,
   policy: Policy,
@@ -28,6 +32,7 @@ export async function runGuardCode(
   job: StageJobPayload,
   reuse: 'fresh' | 'program',
   tenant: string,
+  version?: string,
 ): Promise<RunResult> {
   const limits = guardRunLimits(deps.sandboxLimits, policy.limits);
   return withSpan('sandbox.run', { attributes: { 'guardagent.sandbox.reuse': reuse } }, async (span) => {
@@ -40,6 +45,7 @@ export async function runGuardCode(
       tenant,
       limits,
       reuse,
+      ...(version ? { version } : {}),
     });
     span.setAttribute('guardagent.sandbox.ok', result.ok);
     span.setAttribute('guardagent.sandbox.duration_us', result.durationUs);

@@ -15,6 +15,7 @@ import { RailsWorkerPool, warmDetectors } from '@guardagent/rails';
 import { startStageWorker, type StageWorkerRuntime } from './stage-worker';
 import { startFailedJobSweeper, type FailedJobSweeper } from './failed-job-sweeper';
 import { createGuardRunner } from './sandbox/create-guard-runner';
+import { SandboxPoolReporter } from './sandbox/sandbox-pool-reporter';
 import { jsonLogger, type Logger } from './logger';
 
 export interface RuntimeOptions {
@@ -97,12 +98,23 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     return classifier;
   };
   let sandbox: SandboxProcessPool | null = null;
+  let sandboxReporter: SandboxPoolReporter | null = null;
   // Processes that never run guard code (gateway, planner, ...) never fork sandbox workers.
   const sandboxLazy = () =>
     (sandbox ??= createGuardRunner({
       ...(config.sandbox.poolSize ? { size: config.sandbox.poolSize } : {}),
       defaultLimits: { cpuMs: sandboxLimits.cpuMs, wallMs: sandboxLimits.wallMs, memoryMb: sandboxLimits.memoryMb },
       maxRunsPerIsolate: config.sandbox.maxRunsPerIsolate,
+      spares: config.sandbox.spares,
+      crashBudget: { perVersion: config.sandbox.crashBudget, perTenant: config.sandbox.tenantCrashBudget, windowMs: config.sandbox.crashWindowMs },
+      maxWorkerRssMb: config.sandbox.workerMaxRssMb,
+      warmUp: config.sandbox.warmUp === 'on',
+      onQuarantine: (q) =>
+        logger.warn(
+          { tenant: q.tenant, scope: q.scope, version: q.version, crashes: q.crashes, untilMs: q.until },
+          `sandbox quarantine: ${q.scope === 'tenant' ? 'the tenant' : 'a guard version'} killed or hung ${q.crashes} workers within the window; its runs are refused until it ends`,
+        ),
+      onWorkerRecycled: (event) => logger.info({ workerPid: event.pid, rssMb: event.rssMb, maxRssMb: event.maxRssMb }, 'sandbox worker past its memory bound: recycled, the spare takes over'),
       hostFunctions: llm
         ? {
             classify: async (tenant, args, call) => {
@@ -115,8 +127,17 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
           }
         : {},
       onWorkerGone: (event) =>
-        logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; a new one starts with the next run'),
+        logger.warn({ workerPid: event.pid, reason: event.reason, culprits: event.culprits, bystanders: event.bystanders }, 'sandbox worker gone; the warm spare takes over and a new spare starts'),
     }));
+  /** The pool, reported to Redis every second for the gateway's /metrics and /readyz (executors only). */
+  const reportedSandbox = () => {
+    const pool = sandboxLazy();
+    if (!sandboxReporter) {
+      sandboxReporter = new SandboxPoolReporter(redis, layout.prefix, pool, { unservedMs: config.sandbox.unservedMs, logger });
+      sandboxReporter.start();
+    }
+    return pool;
+  };
 
   // The rails' worker threads (started with the executor stage, shared by every shard).
   const railsPool = new RailsWorkerPool({ size: config.railsWorkers });
@@ -176,7 +197,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
     startWorkers(stages = STAGES) {
       // The executor runs guard code: start its sandbox workers now rather than on the first check.
       if (stages.includes('executor')) {
-        sandboxLazy();
+        reportedSandbox();
         // The rails' first use builds indexes (0.1-0.5 s): here, before any job is taken, not
         // under the first check. Their worker threads warm up on their own threads.
         warmDetectors();
@@ -216,6 +237,7 @@ export async function createRuntime(config: GuardConfig, options: RuntimeOptions
       for (const sweeper of sweepers) sweeper.stop();
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(shards.map((shard) => shard.queues.close()));
+      await sandboxReporter?.stop();
       await sandbox?.close();
       await railsPool.close();
       redis.disconnect();

@@ -30,6 +30,9 @@ export interface StageWorkerRuntime {
   decisionLog?: DecisionLogMode;
 }
 
+/** Tries at one takeover count (0.5 + 1 + … + 4.5 s between them: about 22 s in all). */
+const TAKEOVER_COUNT_ATTEMPTS = 10;
+
 /** A BullMQ worker for one stage: parse the job, run its handler, pass the outcome on. */
 export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, concurrency: number): Worker {
   const jobLock = keys(runtime.prefix).jobLock;
@@ -75,13 +78,25 @@ export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, conc
     // A job BullMQ gives up on (attempts used up, or stalled too often: then our processor never
     // even runs) must still end with an answer: fail closed, as for any guard that cannot decide.
     if (job) void endFailedJob(stage, job, runtime, errorMessage(error));
+    // A job taken over that then failed for good (ended fail-closed above) is not recovered, but
+    // it did end: counted apart, so stalled = recovered + failed_after_takeover once all are done.
+    if (job && !retried && job.stalledCounter > 0) countTakeover(runtime, 'failed_after_takeover', stage);
   });
   return worker;
 }
 
-function countTakeover(runtime: StageWorkerRuntime, what: 'stalled' | 'recovered', stage: Stage): void {
+/**
+ * Count a takeover in Redis for /metrics. A count refused (Redis past maxmemory refuses HINCRBY,
+ * or briefly unreachable) is tried again a few times over about half a minute, so a short fault
+ * does not leave stalled and recovered counts apart for good; a count still refused is logged.
+ */
+function countTakeover(runtime: StageWorkerRuntime, what: 'stalled' | 'recovered' | 'failed_after_takeover', stage: Stage, attempt = 1): void {
   runtime.workerConnection.hincrby(keys(runtime.prefix).metricsTakeovers(), `${what}|${stage}`, 1).catch((error: unknown) => {
-    runtime.logger.warn({ stage, err: errorMessage(error) }, `could not count a ${what} job`);
+    if (attempt >= TAKEOVER_COUNT_ATTEMPTS) {
+      runtime.logger.warn({ stage, err: errorMessage(error) }, `could not count a ${what} job`);
+      return;
+    }
+    setTimeout(() => countTakeover(runtime, what, stage, attempt + 1), 500 * attempt).unref();
   });
 }
 

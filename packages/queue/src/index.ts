@@ -34,3 +34,11 @@ export { isRedisConnectionError, isRedisTransientError, redisTransientKind, Redi
 export { checkRedisSettings, type RedisSettingWarning, type RedisSettingCode } from './redis-settings-check';
 export { RedisOutageLog, type OutageLogger } from './redis-outage-log';
 export { settleShardLayout } from './shard-layout-record';
+export {
+  writeSandboxPoolReport,
+  removeSandboxPoolReport,
+  readSandboxPoolReports,
+  readSandboxCounts,
+  type SandboxPoolReport,
+  type SandboxCountDeltas,
+} from './sandbox-pool-reports';

@@ -17,6 +17,7 @@ export const DEPLOYMENT_SEGMENTS = {
   replies: 'replies',
   approval: 'approval',
   rateLimits: 'rl',
+  sandboxPools: 'sandbox-pools',
 } as const;
 
 /** Tenant ids that would share key space with the deployment's own keys (see DEPLOYMENT_SEGMENTS). */
@@ -52,6 +53,8 @@ export function keys(prefix: string) {
     policyShadow: (tenant: string, id: string) => `${prefix}:${tenant}:policy-shadow:${id}`,
     /** Shadow decisions counted by `tenant|policy|agree|disagree|undecided`. */
     metricsShadow: () => `${prefix}:${D.metrics}:shadow`,
+    /** The versions put under a policy id, newest first (a list of JSON entries, capped; see PolicyRegistry.versions). */
+    policyVersions: (tenant: string, id: string) => `${prefix}:${tenant}:policy-versions:${id}`,
     policySnapshot: (tenant: string, digest: string) => `${prefix}:${tenant}:policy-snapshot:${digest}`,
     program: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program:${programDigest}`,
     programReport: (tenant: string, programDigest: string) => `${prefix}:${tenant}:program-report:${programDigest}`,
@@ -64,6 +67,10 @@ export function keys(prefix: string) {
     /** A policy's replays by start time (a sorted set of replay ids). */
     policyReplays: (tenant: string, policyId: string) => `${prefix}:${tenant}:policy-replays:${policyId}`,
     tenant: (id: string) => `${prefix}:${D.tenants}:${id}`,
+    /** Every tenant's id by creation time (a sorted set; `~` sorts after no tenant id, which start with a letter or digit). */
+    tenantIndex: () => `${prefix}:${D.tenants}:~index`,
+    /** Set once the tenants made before the index existed have been added to it. */
+    tenantIndexBuilt: () => `${prefix}:${D.tenants}:~indexed`,
     /** Quota overrides of one tenant (a hash; absent fields take the configured defaults). */
     tenantQuotas: (id: string) => `${prefix}:${D.tenants}:${id}:quotas`,
     /** The tenant's check token bucket (tokens, last refill). */
@@ -75,11 +82,15 @@ export function keys(prefix: string) {
     tenantByKeyHash: (hash: string) => `${prefix}:${D.tenantKeys}:${hash}`,
     tenantKeyRecords: (tenant: string) => `${prefix}:${D.tenants}:${tenant}:keys`,
     metricsDecisions: () => `${prefix}:${D.metrics}:decisions`,
-    /** Stage jobs taken over from a dead or frozen worker (`stalled|<stage>`), and of those, finished (`recovered|<stage>`). */
+    /** Stage jobs taken over from a dead or frozen worker (`stalled|<stage>`), and of those, finished (`recovered|<stage>`) or failed and answered fail-closed (`failed_after_takeover|<stage>`). */
     metricsTakeovers: () => `${prefix}:${D.metrics}:takeovers`,
     /** The policy ids a tenant's decision counts are labelled with (bounded; the rest count as `_other`). */
     metricsPolicies: (tenant: string) => `${prefix}:${tenant}:metrics:policies`,
     workerHeartbeat: (stage: string) => `${prefix}:${D.workers}:${stage}`,
+    /** Sandbox pool counts of every executor (restarts, quarantines, waits by tenant); under the deployment's prefix. */
+    metricsSandbox: () => `${prefix}:${D.metrics}:sandbox`,
+    /** Each executor's sandbox pool as it last reported it (field: the executor, value: JSON); under the deployment's prefix. */
+    sandboxPools: () => `${prefix}:${D.sandboxPools}`,
     /** The deployment's shard count (see checkShardLayout); under the deployment's prefix, never a shard's. */
     shardLayout: () => `${prefix}:${D.layout}`,
     /** BullMQ's lock of a stage job (BullMQ's own key layout: `<prefix>:<queue>:<id>:lock`). */

@@ -56,6 +56,9 @@ const DATE = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
+/** The `format`s an argument schema may use (ajv-formats is not a dependency; these are the ones tool arguments commonly use). */
+export const ARGS_FORMATS = ['email', 'date', 'date-time', 'uuid', 'uri'];
+
 /** One Ajv per policy: compiled validators live as long as the compiled rails, and no global cache grows. */
 export function createAjv(): Ajv {
   const ajv = new Ajv({

@@ -1,4 +1,4 @@
-import { Environment, ParseError } from '@marcbachmann/cel-js';
+import { Environment, ParseError, type ASTNode } from '@marcbachmann/cel-js';
 import type { FieldIssue } from '@guardagent/errors';
 import { compileLinearRegExp } from './linear-regexp';
 import { rewriteMatchesCalls } from './cel-linear-matches';
@@ -32,6 +32,40 @@ function celEnvironment(): Environment {
   return environment;
 }
 
+/** Functions and macros a condition may call (CEL's built-ins and cel-js's, as the environment registers them). */
+let functionNames: ReadonlySet<string> | undefined;
+export function celFunctionNames(): ReadonlySet<string> {
+  functionNames ??= new Set([
+    ...celEnvironment()
+      .getDefinitions()
+      .functions.map((f) => f.name)
+      .filter((name) => name !== LINEAR_MATCHES),
+    'has', 'all', 'exists', 'exists_one', 'map', 'filter',
+  ]);
+  return functionNames;
+}
+
+/** The AST of a condition as written (before matches() is rewritten), for checks of what it names; null if it does not parse. */
+export function parseConditionAst(expression: string): ASTNode | null {
+  try {
+    return celEnvironment().parse(expression).ast;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where cel-js's message points in the expression (its excerpt: `>    1 | expr` and a caret line
+ * under it), 1-based; null when it shows none.
+ */
+function caretColumn(message: string): number | null {
+  const lines = message.split('\n');
+  const code = lines.findIndex((line) => line.startsWith('>') && line.includes(' | '));
+  const caret = code >= 0 ? lines[code + 1] : undefined;
+  if (caret === undefined || !caret.includes('^')) return null;
+  return caret.indexOf('^') - (lines[code].indexOf(' | ') + 3) + 1;
+}
+
 function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
 }
@@ -41,18 +75,26 @@ function firstLine(message: string): string {
  * (syntax errors, unknown variables, non-boolean results).
  */
 export function compileCondition(expression: string, path: string): Condition | FieldIssue {
+  const problem = (message: string, showColumn: boolean): FieldIssue => {
+    const column = showColumn ? caretColumn(message) : null;
+    return { path, message: `invalid CEL expression: ${firstLine(message)}${column !== null && column > 0 ? ` (at column ${column} of the expression)` : ''}` };
+  };
+  let original: ReturnType<Environment['parse']>;
   let program: ReturnType<Environment['parse']>;
   try {
-    const linear = rewriteMatchesCalls(celEnvironment().parse(expression).ast, LINEAR_MATCHES);
+    original = celEnvironment().parse(expression);
+    const linear = rewriteMatchesCalls(original.ast, LINEAR_MATCHES);
     if (typeof linear !== 'string') return { path, message: `invalid CEL expression: ${linear.problem}` };
     program = celEnvironment().parse(linear);
   } catch (error) {
-    const message = error instanceof ParseError ? error.message : String((error as Error)?.message ?? error);
-    return { path, message: `invalid CEL expression: ${firstLine(message)}` };
+    return problem(error instanceof ParseError ? error.message : String((error as Error)?.message ?? error), true);
   }
   const checked = program.check();
   if (!checked.valid) {
-    return { path, message: `invalid CEL expression: ${firstLine(checked.error?.message ?? 'type error')}` };
+    // Said as the expression was written where it fails there too (its columns are the author's,
+    // not the rewritten text's); `matches(x, p)` only passes once rewritten.
+    const asWritten = original.check();
+    return asWritten.valid ? problem(checked.error?.message ?? 'type error', false) : problem(asWritten.error?.message ?? 'type error', true);
   }
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
     return { path, message: `a condition must be a boolean expression, this one is ${checked.type}` };

@@ -22,8 +22,11 @@ export {
   type SandboxProcessPoolStats,
   type HostFunction,
   type HostCallContext,
+  type TenantWaits,
+  WAIT_BUCKETS_MS,
 } from './process/sandbox-process-pool';
-export { serveSandboxChild, type SandboxChildOptions, type ToolboxBuilder, type HostCall } from './process/serve-sandbox-child';
+export { DEFAULT_CRASH_BUDGET, type CrashBudgetOptions, type Quarantine } from './process/crash-budget';
+export { serveSandboxChild, type SandboxChildOptions, type ToolboxBuilder, type HostCall, type WarmUpRun } from './process/serve-sandbox-child';
 export { ProcessRunRequestSchema, type ProcessRunRequest } from './process/messages';
 export { snapMemoryMb, ISOLATE_MEMORY_SIZES_MB } from './process/snap-memory';
 export { isolatedVmPackage } from './isolated-vm';

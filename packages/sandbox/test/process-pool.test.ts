@@ -50,6 +50,8 @@ const pool = new SandboxProcessPool({
     },
   },
   onWorkerGone: (event) => gone.push(event.reason),
+  // These tests count deaths and culprits; the crash budget has its own (fair-pool.test.ts).
+  crashBudget: false,
 });
 afterAll(() => pool.close());
 
@@ -257,7 +259,7 @@ function hostCallsPending(p: SandboxProcessPool): boolean {
   return workers.some((w) => [...w.runs.values()].some((r) => r.parkedCalls > 0));
 }
 
-describe('SandboxProcessPool: the queue timeout counts time with every worker busy, not time starting', () => {
+describe('SandboxProcessPool: the queue timeout counts time the pool finished no run, not time starting or a slow queue', () => {
   it('a run that waits past the queue timeout behind a busy worker ends as a timeout, naming the wait', async () => {
     const busy = new SandboxProcessPool({ entry, execArgv, size: 1, defaultLimits: { cpuMs: 3000, wallMs: 4000 }, queueTimeoutMs: 200 });
     try {
@@ -275,9 +277,35 @@ describe('SandboxProcessPool: the queue timeout counts time with every worker bu
     }
   });
 
+  it('a run behind a pool that keeps finishing runs waits past the queue timeout (a loaded machine is slow, not stuck), up to maxQueueWaitMs', async () => {
+    // Generous against a loaded machine: a run takes 60 ms of CPU, and the pool may go 3 s without
+    // finishing one before a waiting run times out; 80 runs on one worker keep the last one waiting
+    // ~4.8 s or more (longer the slower the machine), past that 3 s.
+    const steady = new SandboxProcessPool({ entry, execArgv, size: 1, spares: 0, queueTimeoutMs: 3000, maxQueueWaitMs: 600_000 });
+    const capped = new SandboxProcessPool({ entry, execArgv, size: 1, spares: 0, queueTimeoutMs: 3000, maxQueueWaitMs: 1500 });
+    const busyRun = (i: number) => request('const end = Date.now() + 60; while (Date.now() < end) {} return { deny: false, reasons: [input] };', { input: `run ${i}` });
+    const runs = 80;
+    try {
+      // Warm both workers first: a run's wait counts from when its pool can serve.
+      for (const p of [steady, capped]) expect(ok(await p.run(busyRun(-1)))?.reasons).toEqual(['run -1']);
+      const results = await Promise.all(Array.from({ length: runs }, (_, i) => steady.run(busyRun(i))));
+      expect(results.map((r) => (r.ok ? r.verdict.reasons[0] : r.error.kind))).toEqual(Array.from({ length: runs }, (_, i) => `run ${i}`));
+      // With a 1.5 s cap on the whole wait, the first run is decided and the last ends as a timeout naming the cap.
+      const cappedResults = await Promise.all(Array.from({ length: runs }, (_, i) => capped.run(busyRun(i))));
+      expect(cappedResults[0]!.ok).toBe(true);
+      const last = cappedResults.at(-1)!;
+      expect(last.ok).toBe(false);
+      if (!last.ok) expect(last.error.message).toMatch(/waited 1500 ms for a sandbox worker/);
+    } finally {
+      await steady.close();
+      await capped.close();
+    }
+  });
+
   it('a run queued while the pool\'s workers are still starting waits for them, however long they take', async () => {
     const before = new Set(childPids());
-    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, queueTimeoutMs: 200 });
+    // No spare: the one worker started is the one held.
+    const starting = new SandboxProcessPool({ entry, execArgv, size: 1, spares: 0, queueTimeoutMs: 200 });
     try {
       // Hold the new worker before it is ready (a loaded machine starting Node slowly), for well
       // past the queue timeout, then let it go.
@@ -297,7 +325,7 @@ describe('SandboxProcessPool: the queue timeout counts time with every worker bu
 
 describe('SandboxProcessPool: many tenants\' runs in messages, with poison inputs and hangs mixed in', () => {
   // Its own pool: five worker deaths and their restarts may keep runs queued past the default 10 s.
-  const mixed = new SandboxProcessPool({ entry, execArgv, size: 2, graceMs: 300, defaultLimits: { cpuMs: 500, wallMs: 1500 }, queueTimeoutMs: 120_000 });
+  const mixed = new SandboxProcessPool({ entry, execArgv, size: 2, graceMs: 300, defaultLimits: { cpuMs: 500, wallMs: 1500 }, queueTimeoutMs: 120_000, crashBudget: false });
   afterAll(() => mixed.close());
 
   it('every benign run is decided once and correctly; each poison ends crashed and each hang hung, exactly once each', async () => {

@@ -39,8 +39,14 @@ export type VerificationReport = z.infer<typeof VerificationReportSchema>;
 export const CompileResultSchema = z.object({
   id: z.string(),
   policy: z.object({ id: z.string(), version: z.string(), digest: z.string(), programDigest: z.string() }),
-  /** promoted: verified and now used for every check; failed: an example failed; error: could not compile. */
-  status: z.enum(['promoted', 'failed', 'error']),
+  /**
+   * promoted: verified and now used for every check; failed: an example failed; error: could not
+   * compile; rails-only: the policy has no guard requests and no program, so there is nothing to
+   * compile (its rails, checked when it was stored, decide every check; see `message`).
+   */
+  status: z.enum(['promoted', 'failed', 'error', 'rails-only']),
+  /** What a `rails-only` result means for this policy, in words. */
+  message: z.string().optional(),
   report: VerificationReportSchema.nullable(),
   code: z.string().nullable(),
   plan: z.string().nullable(),

@@ -40,7 +40,9 @@ export { GuardJobSchema, FeedbackCaseSchema, type GuardJob, type GuardJobInput, 
 export { DecisionSchema, RedactedSchema, UsageSchema, emptyUsage, type Decision, type Redacted, type Usage } from './decision';
 export { DecisionLogEntrySchema, type DecisionLogEntry } from './decision-log-entry';
 export { parseOrThrow, toFieldIssues } from './parse';
-export { parsePolicyText } from './policy-text';
+export { parsePolicyText, readPolicyText } from './policy-text';
+export { readYamlText, parseYamlText, type YamlText } from './yaml-text';
+export { closestName, didYouMean, listNames } from './did-you-mean';
 export { CompileResultSchema, VerificationReportSchema, type CompileResult, type VerificationReport } from './compile-result';
 export { BatchStatusSchema, type BatchStatus, type BatchState } from './batch-status';
 export { canonicalJson, sha256 } from './canonical-json';

@@ -1,15 +1,17 @@
-import { parse as parseYaml } from 'yaml';
-import { ValidationError } from '@guardagent/errors';
 import { PolicySchema, type Policy } from './policy';
-import { parseOrThrow } from './parse';
+import { parseYamlText, type YamlText } from './yaml-text';
 
-/** Parse a policy file's text (YAML, of which JSON is a subset) and validate it. */
+/**
+ * Parse a policy file's text (YAML, of which JSON is a subset) and validate it: a mistake is a
+ * ValidationError naming each field with its line and column (and the closest known name for a
+ * mistyped field or value).
+ */
 export function parsePolicyText(text: string, source = 'policy'): Policy {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text, { maxAliasCount: 100 });
-  } catch (error) {
-    throw new ValidationError(source, [{ path: '', message: `not valid YAML/JSON: ${(error as Error).message}` }]);
-  }
-  return parseOrThrow(PolicySchema, raw, source);
+  return readPolicyText(text, source).policy;
+}
+
+/** parsePolicyText, keeping the text (to place later issues, such as the rails', on their lines). */
+export function readPolicyText(text: string, source = 'policy'): { policy: Policy; text: YamlText } {
+  const { value, text: yaml } = parseYamlText(PolicySchema, text, source);
+  return { policy: value, text: yaml };
 }

@@ -11,3 +11,4 @@ export * from './packs/core';
 export * from './packs/ehragent';
 export * from './packs/seeact';
 export * from './packs/rails';
+export { warmUpToolbox } from './warm-up';

@@ -5,7 +5,13 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * program verified against the old behaviour is not used with the new). In a module of its own,
  * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
  * does not load the packs' parsers and word lists.
- * - ehragent 4: code that reaches the data past the database functions is refused: imports outside
+ * - ehragent 5: every argument the access decision depends on folds to a constant or the code is
+ *   unanalysable: GetValue columns, FilterDB conditions (a value of the data may stand only where
+ *   a condition takes a value), row subscripts and the arguments of methods on rows computed by
+ *   lookups, indexes, calls, comprehensions, slices, string methods, format specs, f-strings or
+ *   concatenation are folded (`cols['a']`, `'tsoc'[::-1]`, `chr(124) * 2`) or refused; names bound
+ *   in loops may hold any of their values; schema-qualified SQL names (`"main"."cost"`) are read.
+ *   (4: code that reaches the data past the database functions is refused: imports outside
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
  * - rails 6: detectInjection reads phrase words hidden by moved word breaks: up to four pieces
@@ -20,7 +26,17 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
  *   full stops in email domains.)
  *   (3: 12-digit Maestro cards and written-out emails found.)
- * - seeact 7: classifyTask reads a word that is no English word but one keyboard slip or Latin
+ * - seeact 8: classifyTask and readEnglish read a task as rendered (HTML character references
+ *   decoded, HTML tags and markdown dropped) and the words of other languages through word lists
+ *   of the cue words and common task words in 16 languages (a task in one of them is read whole
+ *   or not at all: readEnglish's `readFrom`; classifyTask's `language`), words of other scripts
+ *   the lists lack transliterated for the guesses; the second reading also guesses sound-alike
+ *   spellings of cue words (Double Metaphone: "flite", "moovie") and "by a" as "buy a"; buying is
+ *   also read from a verb that usually means buying or obtaining with an object that usually
+ *   means goods ("acquire a sofa"); readEnglish does not read a word of another script that no list
+ *   holds as an action's object ("Book a 旅店"); the second reading keeps cue words out of the
+ *   S-stemmer ("movies" was stemmed to "movy" and missed).
+ *   (7: classifyTask reads a word that is no English word but one keyboard slip or Latin
  *   look-alike letter from a word of its cues as that word ("flihgt", "purchse", "cartt",
  *   "fIight"), and cue words broken in two or run
  *   into the next ("fli ght", "ho-tel", "rentalcar"), and emoji as their Unicode names ("✈️" as
@@ -39,7 +55,7 @@ import type { ToolboxPack } from '@guardagent/schemas';
  */
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
-  ehragent: '4',
-  seeact: '7',
+  ehragent: '5',
+  seeact: '8',
   rails: '6',
 };

@@ -60,6 +60,11 @@ describe('ehrCodeAccess', () => {
     const code = [
       'name = "medication"',
       'med = LoadDB(name)',
+      // Values read from the data (a cell, a date) stand where a condition takes a value.
+      "pid = GetValue(FilterDB(LoadDB('patient'), 'uniquepid=1'), 'patientunitstayid')",
+      "drug = GetValue(FilterDB(med, 'patientunitstayid=1'), 'drugname')",
+      "date = Calendar('-1 year')",
+      'd = len(drug)',
       'f1 = FilterDB(med, f"patientunitstayid={pid}||drugname={drug}")',
       "f2 = FilterDB(med, 'drugstarttime>' + date + '||routeadmin=po')",
       "f3 = FilterDB(med, 'dosage=%s' % d)",
@@ -67,6 +72,7 @@ describe('ehrCodeAccess', () => {
     ].join('\n');
     expect(ehrCodeAccess(code)).toEqual({
       medication: ['dosage', 'drugname', 'drugstarttime', 'drugstoptime', 'patientunitstayid', 'routeadmin'],
+      patient: ['patientunitstayid', 'uniquepid'],
     });
   });
 
@@ -103,12 +109,13 @@ describe('ehrCodeAccess', () => {
     const code = [
       "treat = LoadDB('treatment')",
       'rows = []',
+      "ids = GetValue(FilterDB(LoadDB('patient'), 'uniquepid=1'), 'patientunitstayid, list')",
       'for pid in ids:',
       "    rows.extend(FilterDB(treat, 'patientunitstayid={}'.format(pid)))",
       'for r in rows:',
       "    y = r['treatmenttime']",
     ].join('\n');
-    expect(ehrCodeAccess(code)).toEqual({ treatment: ['patientunitstayid', 'treatmenttime'] });
+    expect(ehrCodeAccess(code)).toEqual({ patient: ['patientunitstayid', 'uniquepid'], treatment: ['patientunitstayid', 'treatmenttime'] });
   });
 
   it('reads SQLInterpreter queries with aliases and subqueries', () => {

@@ -135,6 +135,19 @@ describe('SeeAct helpers on hostile text', () => {
     ['fli ght ', ['flight']],
     ['carxyzcarxyz ', []],
     ['flihgt ', ['flight']],
+    // Issue 37's readings, each at its worst: references, tags, markdown, words of other scripts
+    // (listed, unlisted, in runs), sound-alikes, cognates and verbs read by meaning.
+    ['&#x66;light ', ['flight']],
+    ['&amp;amp;amp;#99; ', []],
+    ['<b>x</b> ', []],
+    ['**a**_b_`c` ', []],
+    ['[a](b) ', []],
+    ['отель ', ['hotel']],
+    ['флайт ', []],
+    ['预订酒店旅店', ['hotel']],
+    ['moovie ', ['media']],
+    ['categoría nacional ', []],
+    ['acquire the ', []],
   ] as const) {
     it(`classifyTask, hostile second reading: ${JSON.stringify(unit)} over and over`, () => {
       expect(classifyTask(fill(unit)).categories).toEqual(categories);
@@ -146,11 +159,15 @@ describe('SeeAct helpers on hostile text', () => {
       categories: ['hotel'],
       evidence: { hotel: ['check in on may 1 and check out'] },
       guessed: [],
+      language: null,
+      translated: [],
     });
     expect(classifyTask('Apply to the open barista positions near me')).toEqual({
       categories: ['job'],
       evidence: { job: ['apply to the open barista positions'] },
       guessed: [],
+      language: null,
+      translated: [],
     });
     expect(classifyTask('See the roles I can apply for').evidence).toEqual({ job: ['roles i can apply'] });
     expect(classifyTask('Add the red scarf to my wish list and save it to my registry').evidence).toEqual({

@@ -134,9 +134,11 @@ describe('classifyTask: meaning over surface words', () => {
   it('leaves English words alone however close to a cue word, and reports no slip for them', () => {
     expect(classifyTask('Find the care instructions for a wool coat')).toMatchObject({ categories: [], guessed: [] });
     expect(classifyTask('Compare cat food prices and pay by card')).toMatchObject({ categories: [], guessed: [] });
-    // A foreign word can be a slip too ("volo", Italian "flight", is "volvo" less a letter): the
+    // A foreign word can be a slip too ("kirala", Turkish "rent", is one letter from "kia"): the
     // category is reported with the slip, so the caller can ask whether the task reads as English.
-    expect(classifyTask('Prenota un volo per Roma')).toMatchObject({ categories: ['car'], guessed: ['volo'] });
+    expect(classifyTask('Kirala bir araba')).toMatchObject({ categories: ['car'], guessed: ['kirala'] });
+    // Italian has a word list (issue 37): "volo" is read as what it means, not as a slip of "volvo".
+    expect(classifyTask('Prenota un volo per Roma')).toMatchObject({ categories: ['flight'], guessed: [], language: 'it' });
     // A task its words as written place needs no guess: its slips are not reported.
     expect(classifyTask('Add the cheaest recliner chair to my cart')).toMatchObject({ categories: ['purchase'], guessed: [] });
   });
@@ -165,6 +167,6 @@ describe('classifyTask: meaning over surface words', () => {
   });
 
   it('returns no category for empty text', () => {
-    expect(classifyTask('')).toEqual({ categories: [], evidence: {}, guessed: [] });
+    expect(classifyTask('')).toEqual({ categories: [], evidence: {}, guessed: [], language: null, translated: [] });
   });
 });

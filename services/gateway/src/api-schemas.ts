@@ -80,6 +80,15 @@ export function idOfShape(kind: keyof typeof ID_SHAPES, id: string): string {
   return id;
 }
 export const PolicyParamsSchema = z.object({ id: PolicyIdSchema }).strict();
+export const PolicyVersionParamsSchema = z
+  .object({ id: PolicyIdSchema, digest: z.string().regex(/^[0-9a-f]{8,64}$/, 'a version digest: 8 to 64 hex digits').describe('the digest, or a prefix of it (8 hex digits at least) naming one version') })
+  .strict();
+export const TenantListQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Most tenants in this answer'),
+    offset: z.coerce.number().int().min(0).default(0).describe('Skip this many (oldest first)'),
+  })
+  .strict();
 export const DemonstrationParamsSchema = z.object({ id: PolicyIdSchema, demoId: z.string().min(1).max(128) }).strict();
 
 export const FeedbackBodySchema = z
@@ -197,6 +206,28 @@ const PolicyViewSchema = z.object({
     .describe('The version deciding beside this one (enforcement: shadow), if any'),
 });
 
+const PolicyVersionListSchema = z.object({
+  versions: z
+    .array(
+      z.object({
+        digest: z.string(),
+        version: z.string(),
+        enforcement: z.enum(['enforce', 'shadow']),
+        putAt: z.string().nullable().describe('When it was put; null for a version stored before versions were recorded'),
+        current: z.boolean().describe('The enforcing version now'),
+        shadow: z.boolean().describe('The shadow version now'),
+      }),
+    )
+    .describe('Newest first; the last 100 put'),
+});
+
+const PolicyVersionViewSchema = z.object({ policy: PolicySchema, digest: z.string(), programDigest: z.string() });
+
+const TenantListSchema = z.object({
+  tenants: z.array(z.object({ id: z.string(), name: z.string().optional(), createdAt: z.string() })).describe('Oldest first'),
+  total: z.number().int(),
+});
+
 const PolicyListSchema = z.object({
   policies: z.array(z.object({ id: z.string(), version: z.string(), digest: z.string(), description: z.string().optional() })),
 });
@@ -242,6 +273,12 @@ const ReadySchema = z.object({
   redis: z.enum(['ok', 'unreachable']),
   workers: z.record(z.string(), z.number().int()).describe('Live workers per stage'),
   missing: z.array(z.string()).describe('Stages without a live worker'),
+  sandbox: z
+    .object({
+      pools: z.number().int().describe('Executors reporting their sandbox pool'),
+      unserving: z.array(z.string()).describe('Executors whose pool has had no ready sandbox worker past GUARDAGENT_SANDBOX_UNSERVED_MS'),
+    })
+    .describe("The executors' sandbox pools"),
 });
 
 /** Every schema published under components.schemas of the OpenAPI document, by name. */
@@ -272,6 +309,9 @@ export const API_COMPONENTS = {
   PolicyPutResult: PolicyPutResultSchema,
   PolicyView: PolicyViewSchema,
   PolicyList: PolicyListSchema,
+  PolicyVersionList: PolicyVersionListSchema,
+  PolicyVersionView: PolicyVersionViewSchema,
+  TenantList: TenantListSchema,
   BatchCreated: BatchCreatedSchema,
   BatchStatus: BatchStatusSchema,
   ReplayRequest: ReplayRequestSchema,

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import { ScopeRequiredError, UnauthorizedError } from '@guardagent/errors';
 import { parseOrThrow } from '@guardagent/schemas';
 import { bodyWithin } from './body-deadline';
+import { sameKey } from './api-key';
 import { callerOfKey } from './caller-of-key';
 import { registerDocsPage } from './docs-page';
 import { errorResponse } from './error-response';
@@ -44,9 +45,15 @@ function hasBody(request: FastifyRequest): boolean {
 async function authenticate(deps: GatewayDeps, header: string | undefined, level: Exclude<AuthLevel, 'none'>, what: string): Promise<Caller> {
   const match = BEARER.exec(header ?? '');
   if (!match) throw new UnauthorizedError('Send Authorization: Bearer <apiKey>');
+  // The metrics key reads /metrics and is no key anywhere else (the answer there: 401, as any unknown key).
+  if (level === 'metrics' && deps.config.metricsKey && sameKey(match[1], deps.config.metricsKey)) {
+    return { tenant: ADMIN_TENANT, serverAdmin: false, scopes: [], keyId: null };
+  }
   const caller = await callerOfKey({ adminKey: deps.config.adminKey, apiKeys: deps.apiKeys }, match[1]);
   if (!caller) throw new UnauthorizedError('Invalid API key');
-  if (level === 'server-admin') {
+  if (level === 'metrics') {
+    if (!caller.serverAdmin) throw new ForbiddenError('Only the metrics key (GUARDAGENT_METRICS_KEY) or the admin key reads the metrics: they name every tenant and policy');
+  } else if (level === 'server-admin') {
     if (!caller.serverAdmin) throw new ForbiddenError('Only the admin key (GUARDAGENT_ADMIN_KEY) may do this');
   } else if (!scopeGrants(caller.scopes, level)) {
     throw new ScopeRequiredError(level, what);

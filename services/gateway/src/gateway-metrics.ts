@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { keys, type QueueSet } from '@guardagent/queue';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { keys, readSandboxCounts, readSandboxPoolReports, type QueueSet } from '@guardagent/queue';
 import type { Decision } from '@guardagent/schemas';
 
 const SEEN_LIMIT = 50_000;
@@ -19,8 +19,11 @@ export class GatewayMetrics {
   /** Decisions already counted, so reading one twice does not count its tokens twice. */
   private readonly seen = new Set<string>();
 
-  /** `shards`: every shard's queues (see ShardLayout); counts and depths are summed over them. */
-  constructor(redis: Redis, shards: readonly QueueSet[]) {
+  /**
+   * `shards`: every shard's queues (see ShardLayout); counts and depths are summed over them.
+   * `prefix`: the deployment's, under which the executors report their sandbox pools.
+   */
+  constructor(redis: Redis, shards: readonly QueueSet[], prefix: string) {
     const registers = [this.registry];
     // Each shard keeps its own counts (they are written with its decisions): read them all.
     const entriesOf = async (key: (prefix: string) => string) => (await Promise.all(shards.map((queues) => redis.hgetall(key(queues.prefix))))).flatMap((hash) => Object.entries(hash));
@@ -84,6 +87,7 @@ export class GatewayMetrics {
     for (const [what, help] of [
       ['stalled', 'Stage jobs whose worker died or froze, taken over to run again, by stage (all processes; from Redis)'],
       ['recovered', 'Stage jobs taken over from a stalled worker that then finished, by stage (all processes; from Redis)'],
+      ['failed_after_takeover', 'Stage jobs taken over from a stalled worker that then failed and were answered fail-closed, by stage (all processes; from Redis)'],
     ] as const) {
       new Counter({
         name: `guardagent_jobs_${what}_total`,
@@ -99,6 +103,8 @@ export class GatewayMetrics {
         },
       });
     }
+
+    this.sandboxMetrics(redis, prefix, registers);
 
     this.stageSeconds = new Histogram({
       name: 'guardagent_stage_duration_seconds',
@@ -124,6 +130,110 @@ export class GatewayMetrics {
       labelNames: ['method', 'route', 'status'],
       registers,
     });
+  }
+
+  /**
+   * The executors' sandbox pools (see sandbox-pool-reports.ts in @guardagent/queue): counts from
+   * every executor since the deployment began, gauges from the executors alive now. Tenant labels
+   * (quarantines, waits) are bounded like the decision counts' (one tenant, a few series); guard
+   * versions are never labels: a tenant could mint them without end.
+   */
+  private sandboxMetrics(redis: Redis, prefix: string, registers: Registry[]): void {
+    let counts: Promise<Awaited<ReturnType<typeof readSandboxCounts>>> | null = null;
+    let reports: Promise<Awaited<ReturnType<typeof readSandboxPoolReports>>> | null = null;
+    // One read of each per scrape, shared by the metrics below (reset when the scrape is rendered).
+    const countsNow = () => (counts ??= readSandboxCounts(redis, prefix).finally(() => setImmediate(() => (counts = null))));
+    const reportsNow = () => (reports ??= readSandboxPoolReports(redis, prefix).finally(() => setImmediate(() => (reports = null))));
+    new Counter({
+      name: 'guardagent_sandbox_worker_restarts_total',
+      help: 'Sandbox workers that went and were replaced, by reason: died (a crash, an OOM kill), hung (killed at a run deadline), recycled (past the memory bound) (all executors; from Redis)',
+      labelNames: ['reason'],
+      registers,
+      async collect() {
+        const { restarts } = await countsNow();
+        this.reset();
+        for (const reason of ['died', 'hung', 'recycled']) this.inc({ reason }, restarts[reason] ?? 0);
+      },
+    });
+    new Counter({
+      name: 'guardagent_sandbox_quarantines_total',
+      help: "Quarantines started, by tenant and scope (tenant: all its guards; version: one version of its guard), after the tenant's guards killed or hung workers past the crash budget (all executors; from Redis)",
+      labelNames: ['tenant', 'scope'],
+      registers,
+      async collect() {
+        const { quarantines } = await countsNow();
+        this.reset();
+        for (const q of quarantines) this.inc({ tenant: q.tenant, scope: q.scope }, q.count);
+      },
+    });
+    new Counter({
+      name: 'guardagent_sandbox_quarantined_runs_total',
+      help: 'Guard runs refused without a worker because their tenant or version was quarantined (all executors; from Redis)',
+      registers,
+      async collect() {
+        const { quarantinedRuns } = await countsNow();
+        this.reset();
+        this.inc(quarantinedRuns);
+      },
+    });
+    new Gauge({
+      name: 'guardagent_sandbox_quarantined',
+      help: 'Quarantines in force now, by tenant and scope: the number of live executors that refuse its runs',
+      labelNames: ['tenant', 'scope'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const report of await reportsNow()) for (const q of report.quarantines) this.inc({ tenant: q.tenant, scope: q.scope });
+      },
+    });
+    new Gauge({
+      name: 'guardagent_sandbox_workers',
+      help: 'Sandbox workers of the live executors, by state: ready (serving, warm), spare (warm, waiting to take over), starting (warming up)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const totals = { ready: 0, spare: 0, starting: 0 };
+        for (const r of await reportsNow()) {
+          totals.ready += r.ready;
+          totals.spare += r.spares;
+          totals.starting += Math.max(0, r.workers - r.ready - r.spares);
+        }
+        this.reset();
+        for (const [state, value] of Object.entries(totals)) this.set({ state }, value);
+      },
+    });
+    new Gauge({
+      name: 'guardagent_sandbox_unserved_seconds',
+      help: 'The longest any live executor has had no ready sandbox worker (0 while every one can run guard code)',
+      registers,
+      async collect() {
+        this.set(Math.max(0, ...(await reportsNow()).map((r) => r.unservedMs)) / 1000);
+      },
+    });
+    const waitName = 'guardagent_sandbox_wait_seconds';
+    const waitHelp = "Time each tenant's guard runs waited for a sandbox worker (all executors; from Redis)";
+    // A histogram whose buckets are counted by the executors: prom-client's Histogram only
+    // observes, so this one hands its values to the registry as a histogram's would be.
+    const waits = {
+      name: waitName,
+      help: waitHelp,
+      get: async () => {
+        const values: Array<{ metricName: string; labels: Record<string, string>; value: number }> = [];
+        for (const [tenant, w] of (await countsNow()).waits) {
+          const bounds = [...w.buckets.keys()].filter((le) => le !== '+Inf').map(Number).sort((a, b) => a - b);
+          let cumulative = 0;
+          for (const le of bounds) {
+            cumulative += w.buckets.get(String(le)) ?? 0;
+            values.push({ metricName: `${waitName}_bucket`, labels: { tenant, le: String(le / 1000) }, value: cumulative });
+          }
+          values.push({ metricName: `${waitName}_bucket`, labels: { tenant, le: '+Inf' }, value: w.count });
+          values.push({ metricName: `${waitName}_sum`, labels: { tenant }, value: w.sumMs / 1000 });
+          values.push({ metricName: `${waitName}_count`, labels: { tenant }, value: w.count });
+        }
+        return { name: waitName, help: waitHelp, type: 'histogram', values, aggregator: 'sum' };
+      },
+    };
+    for (const registry of registers) registry.registerMetric(waits as unknown as Metric);
   }
 
   /** Record a decision's timings and LLM usage, once per decision id. */

@@ -3,8 +3,12 @@ import type { z } from 'zod';
 import type { ApiComponent } from './api-schemas';
 import type { KeyScope } from './key-scopes';
 
-/** `server-admin`: only the server's admin key (GUARDAGENT_ADMIN_KEY); a scope: a key holding it. */
-export type AuthLevel = 'none' | 'server-admin' | KeyScope;
+/**
+ * `server-admin`: only the server's admin key (GUARDAGENT_ADMIN_KEY); `metrics`: the admin key or
+ * the metrics key (GUARDAGENT_METRICS_KEY, which reads /metrics and nothing else); a scope: a key
+ * holding it.
+ */
+export type AuthLevel = 'none' | 'server-admin' | 'metrics' | KeyScope;
 
 export interface Caller {
   tenant: string;

@@ -92,7 +92,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     tenants: new TenantStore(redis, config.prefix, apiKeys),
     replays: new ReplayRunner({ redis, shardOf, transports, logger }),
     transports,
-    metrics: new GatewayMetrics(redis, shards.map((shard) => shard.queues)),
+    metrics: new GatewayMetrics(redis, shards.map((shard) => shard.queues), config.prefix),
     logger,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
   };

@@ -78,11 +78,12 @@ describe('checks', () => {
     const redis = new Redis(f.config.redisUrl as string);
     try {
       expect(await metricValue('guardagent_jobs_stalled_total', 'stage="executor"')).toBe(0);
-      await redis.hset(`${f.config.prefix}:metrics:takeovers`, { 'stalled|executor': '3', 'recovered|executor': '2', 'stalled|planner': '1' });
+      await redis.hset(`${f.config.prefix}:metrics:takeovers`, { 'stalled|executor': '3', 'recovered|executor': '2', 'failed_after_takeover|executor': '1', 'stalled|planner': '1' });
       expect(await metricValue('guardagent_jobs_stalled_total', 'stage="executor"')).toBe(3);
       expect(await metricValue('guardagent_jobs_stalled_total', 'stage="planner"')).toBe(1);
       expect(await metricValue('guardagent_jobs_recovered_total', 'stage="executor"')).toBe(2);
       expect(await metricValue('guardagent_jobs_recovered_total', 'stage="planner"')).toBe(0);
+      expect(await metricValue('guardagent_jobs_failed_after_takeover_total', 'stage="executor"')).toBe(1);
     } finally {
       redis.disconnect();
     }
@@ -121,7 +122,13 @@ describe('authentication', () => {
     const keys = await f.runtime.redis.keys(`${f.config.prefix}:tenant*`);
     expect(keys.length).toBeGreaterThanOrEqual(3);
     const stored = await Promise.all(
-      keys.map(async (k) => ((await f.runtime.redis.type(k)) === 'hash' ? JSON.stringify(await f.runtime.redis.hgetall(k)) : f.runtime.redis.get(k))),
+      keys.map(async (k) => {
+        const type = await f.runtime.redis.type(k);
+        if (type === 'hash') return JSON.stringify(await f.runtime.redis.hgetall(k));
+        // The tenant index (tenants:~index) holds tenant ids, never keys.
+        if (type === 'zset') return JSON.stringify(await f.runtime.redis.zrange(k, '0', '-1'));
+        return f.runtime.redis.get(k);
+      }),
     );
     expect(stored.join('\n')).not.toContain(apiKey);
     expect(stored.join('\n')).not.toContain(apiKey.slice(3));

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpTransport } from '@guardagent/client';
+import { EXIT_CODES, HttpTransport } from '@guardagent/client';
 import { parsePolicyText } from '@guardagent/schemas';
 import { POLICY_FILE, SCRIPT, runAgent } from '../../../examples/agent-ts/agent';
 import { ADMIN_KEY, startFixture, type GatewayFixture } from './gateway-fixture';
@@ -55,7 +55,7 @@ describe('examples/python/check.py', () => {
     });
   const run = (...args: string[]) => python(['--url', f.url, '--key', ADMIN_KEY, ...args]);
 
-  it('exits 0 on allow, 1 on deny and 3 on pending, printing the decision', async () => {
+  it('exits 0 on allow, 1 on deny, 4 on pending and 3 on a guard error, printing the decision (the README table)', async () => {
     const allow = await run('--tool', 'read_account', '--args', '{"user_id": "cust-42"}');
     expect(allow.stderr).toBe('');
     expect(allow.status).toBe(0);
@@ -66,8 +66,20 @@ describe('examples/python/check.py', () => {
     expect(JSON.parse(deny.stdout).reasons.join(' ')).toContain('only the account');
 
     const pending = await run('--tool', 'issue_refund', '--args', '{"user_id": "cust-42", "amount": 400, "reason": "broken TV"}');
-    expect(pending.status).toBe(3);
+    expect(pending.status).toBe(EXIT_CODES.PENDING);
     expect(JSON.parse(pending.stdout).approval.token).toMatch(/^apv_/);
+
+    // Guard requests, compiled mode and no program: every check is a fail-closed guard_error.
+    await transport.putPolicy({ id: 'never-compiled', requests: 'Deny refunds to other accounts.', mode: 'compiled' });
+    const guardError = await run('--policy', 'never-compiled');
+    expect(guardError.status).toBe(EXIT_CODES.GUARD_ERROR);
+    expect(JSON.parse(guardError.stdout)).toMatchObject({ decision: 'deny', status: 'guard_error' });
+  });
+
+  it('exits 6 when the gateway cannot be reached', async () => {
+    const closed = await python(['--url', 'http://127.0.0.1:9', '--key', ADMIN_KEY]);
+    expect(closed.status).toBe(EXIT_CODES.UNAVAILABLE);
+    expect(closed.stderr).toContain('error:');
   });
 
   it("exits 2 with the server's error code and each invalid field", async () => {

@@ -3,7 +3,8 @@ import { BatchOutputLockedError } from './batch-output-locked-error';
 
 /** A held lock is refreshed this often, and counts as abandoned this long after its last refresh. */
 const OUTPUT_LOCK_REFRESH_MS = 2_000;
-const OUTPUT_LOCK_STALE_MS = 10_000;
+/** A lock not refreshed for this long is a killed run's: another run takes it over. */
+export const OUTPUT_LOCK_STALE_MS = 10_000;
 /** How long a run waits for a held lock: past the stale time, so a killed run's lock is taken over. */
 const WAIT_RETRIES = 6;
 const WAIT_STEP_MS = 2_000;

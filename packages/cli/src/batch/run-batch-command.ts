@@ -1,3 +1,4 @@
+import { EXIT_CODES } from '@guardagent/client';
 import { ValidationError, errorMessage } from '@guardagent/errors';
 import type { Policy } from '@guardagent/schemas';
 import { startLocalStack } from '../local-stack';
@@ -30,7 +31,7 @@ export interface BatchCommandOptions {
  * `guardagent batch` as a function (also the first half of `guardagent replay`): locks the output,
  * starts or joins the workers, registers and verifies the policy, runs the batch, prints the
  * summary and sets process.exitCode (see the batch command's help). Resolves to the run's result,
- * or null when it stopped early (exit code 3 already set); bad input throws.
+ * or null when it stopped early (exit code 6 already set); bad input throws.
  */
 export async function runBatchCommand(options: BatchCommandOptions): Promise<BatchResult | null> {
   await assertReadableFile(options.inPath);
@@ -48,7 +49,7 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<Bat
     // Ctrl-C can reach this process twice (from the terminal, and forwarded by npm when run
     // through npx): only a second press, a moment later, means "quit at once".
     if (firstSignalAt) {
-      if (Date.now() - firstSignalAt > 1000) process.exit(130);
+      if (Date.now() - firstSignalAt > 1000) process.exit(EXIT_CODES.INTERRUPTED);
       return;
     }
     firstSignalAt = Date.now();
@@ -88,12 +89,12 @@ export async function runBatchCommand(options: BatchCommandOptions): Promise<Bat
     try {
       result = await runner.run();
     } catch (error) {
-      // Bad input files are the caller's to fix (2); anything else stopped a run that can resume (3).
+      // Bad input files are the caller's to fix (2); anything else stopped a run that can resume (6).
       if (error instanceof BatchOutputError || error instanceof ValidationError) throw error;
       const what = error instanceof BatchStalledError ? `${error.code}: ${error.message}` : `the run failed: ${errorMessage(error)}`;
       process.stderr.write(`guardagent: ${what}\n`);
       if (!(error instanceof BatchStalledError)) process.stderr.write('guardagent: decisions written so far are kept; run the same command again to resume\n');
-      process.exitCode = 3;
+      process.exitCode = EXIT_CODES.UNAVAILABLE;
       return null;
     }
     process.stderr.write(

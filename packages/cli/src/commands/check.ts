@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
-import { parsePolicyText, type GuardJobInput } from '@guardagent/schemas';
-import { readFileSync } from 'node:fs';
+import { EXIT_CODES, exitCodeOfDecision } from '@guardagent/client';
+import type { GuardJobInput } from '@guardagent/schemas';
+import { readPolicyFile } from '../policy-file';
 import { readDataFile } from '../read-input-file';
 import { startLocalStack } from '../local-stack';
 import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
@@ -9,7 +10,9 @@ import { ensurePolicyReady, verificationWarning } from '../ensure-policy';
 export function registerCheck(program: Command): void {
   program
     .command('check')
-    .description('run one guard job through the real pipeline and print the decision as JSON')
+    .description(
+      `run one guard job through the real pipeline and print the decision as JSON (exit ${EXIT_CODES.OK} allow, ${EXIT_CODES.DENIED} deny, ${EXIT_CODES.PENDING} pending, ${EXIT_CODES.GUARD_ERROR} guard_error)`,
+    )
     .requiredOption('--job <file>', 'guard job (YAML/JSON): input, output, optional context/subject/action; policy may be left out')
     .option('--policy <file>', 'policy file (YAML/JSON); registered, and its program verified if it has one')
     .option('--timeout <ms>', 'how long to wait for the decision', '120000')
@@ -23,7 +26,7 @@ export function registerCheck(program: Command): void {
       try {
         const request = { ...(job as Record<string, unknown>) } as GuardJobInput;
         if (options.policy) {
-          const policy = parsePolicyText(readFileSync(options.policy, 'utf8'), options.policy);
+          const { policy } = readPolicyFile(options.policy);
           const ready = await ensurePolicyReady(stack.client, policy);
           const warning = verificationWarning(ready);
           if (warning) process.stderr.write(warning);
@@ -33,7 +36,7 @@ export function registerCheck(program: Command): void {
         }
         const decision = await stack.client.check(request, { timeoutMs: Number(options.timeout) });
         process.stdout.write(`${JSON.stringify(decision, null, 2)}\n`);
-        process.exitCode = decision.decision === 'allow' ? 0 : decision.status === 'guard_error' ? 3 : 1;
+        process.exitCode = exitCodeOfDecision(decision);
       } finally {
         await stack.stop();
       }

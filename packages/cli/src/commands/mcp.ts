@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { QueueTransport } from '@guardagent/client';
 import { CheckAdmission } from '@guardagent/quotas';
 import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
-import { ApiKeyStore, callerOfKey, scopeGrants } from '@guardagent/service-gateway';
 import { ConfigError, ValidationError } from '@guardagent/errors';
 import {
   ApprovalMemory,
@@ -17,7 +15,8 @@ import {
   type Upstream,
   type UpstreamSpec,
 } from '@guardagent/mcp-proxy';
-import { SubjectSchema, parseOrThrow, parsePolicyText, type Policy, type Subject } from '@guardagent/schemas';
+import { SubjectSchema, parseOrThrow, type Policy, type Subject } from '@guardagent/schemas';
+import { readPolicyFile } from '../policy-file';
 import { readDataFile } from '../read-input-file';
 import { startLocalStack, type LocalStack } from '../local-stack';
 
@@ -81,7 +80,7 @@ export function registerMcp(program: Command): void {
     .option('--timeout <ms>', 'how long to wait for a decision before refusing (fail closed)', '10000')
     .option('--remote', 'use workers already running on REDIS_URL instead of starting them here')
     .action(async (command: string[], options: McpOptions) => {
-      const policy = parsePolicyText(readFileSync(options.policy, 'utf8'), options.policy);
+      const { policy } = readPolicyFile(options.policy);
       if (options.port === undefined && !options.subject) throw new ValidationError('mcp', [{ path: 'subject', message: 'give --subject FILE|JSON' }]);
       const specs = upstreamSpecs(options, command);
       const names = new ToolNames(specs.map((s) => s.name));
@@ -131,6 +130,8 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
   // connection was still opening failed at once, and the first clients got 503.
   const redis = createRedisConnection(stack.redisUrl, 'producer', 'mcp-keys');
   await waitUntilReady(redis, 10_000);
+  // The gateway's key store, loaded only in HTTP mode: stdio needs no keys (and starts sooner).
+  const { ApiKeyStore, callerOfKey, scopeGrants } = await import('@guardagent/service-gateway');
   const apiKeys = new ApiKeyStore(redis, stack.config.prefix);
   const transports = new Map<string, Promise<QueueTransport>>();
   const transportFor = (tenant: string): Promise<QueueTransport> => {

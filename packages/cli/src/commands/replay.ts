@@ -4,17 +4,17 @@ import { rename } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
 import { DecisionDiffBuilder, formatDiff, type DecisionDiff, type DecisionSummary } from '@guardagent/replay';
-import { parsePolicyText, type DecisionLogEntry, type Policy } from '@guardagent/schemas';
+import type { DecisionLogEntry, Policy } from '@guardagent/schemas';
 import { runBatchCommand } from '../batch/run-batch-command';
 import { assertReadableFile, readLines } from '../batch/read-lines';
 import type { DecisionLine } from '../batch/decision-line';
 import { exportLog } from '../replay/export-log';
 import { logToJobs } from '../replay/log-to-jobs';
 import { readLogEntries } from '../replay/read-log-entries';
-import { positiveInt, readPolicyText } from './batch';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_IDLE_TIMEOUT_MS, positiveInt } from './batch';
+import { readPolicyFile } from '../policy-file';
+import { EXIT_CODES } from '@guardagent/client';
 
-/** Exit code of a replay run with --fail-on-flip when a decision flipped. */
-export const FLIP_EXIT_CODE = 5;
 
 interface ReplayOptions {
   policy: string;
@@ -52,7 +52,7 @@ POST /v1/policies/{id}/replays.
 
 Files: --out gets the replayed decisions (batch output format); <out>.jobs.jsonl the jobs
 replayed; with --against, <out>.against.jsonl that version's decisions.
-Exit codes: as guardagent batch (0, 1, 2, 3, 130), and ${FLIP_EXIT_CODE} with --fail-on-flip when any decision flipped.
+Exit codes: as guardagent batch (${EXIT_CODES.OK}, ${EXIT_CODES.INVALID}, ${EXIT_CODES.GUARD_ERROR}, ${EXIT_CODES.UNAVAILABLE}, ${EXIT_CODES.INTERRUPTED}), and ${EXIT_CODES.FLIPPED} with --fail-on-flip when any decision flipped.
 `;
 
 /** The replayed decisions in a batch output file, by id. */
@@ -119,10 +119,10 @@ export function registerReplay(program: Command): void {
     .option('--against <file>', 'compare with this version re-deciding the same traffic, instead of with what was recorded')
     .requiredOption('--out <file>', 'replayed decisions (appended; resumable)')
     .option('--json', 'print the diff as JSON')
-    .option('--fail-on-flip', `exit ${FLIP_EXIT_CODE} when any decision flips (for a policy repository's CI)`)
+    .option('--fail-on-flip', `exit ${EXIT_CODES.FLIPPED} when any decision flips (for a policy repository's CI)`)
     .option('--progress', 'report progress even when stderr is not a terminal')
-    .option('--concurrency <n>', 'most jobs submitted but not yet decided', '2000')
-    .option('--idle-timeout <ms>', 'give up (exit 3) when nothing is decided for this long', '600000')
+    .option('--concurrency <n>', 'most jobs submitted but not yet decided', String(DEFAULT_BATCH_CONCURRENCY))
+    .option('--idle-timeout <ms>', `give up (exit ${EXIT_CODES.UNAVAILABLE}) when nothing is decided for this long`, String(DEFAULT_IDLE_TIMEOUT_MS))
     .addHelpText('after', HELP)
     .action(async (options: ReplayOptions) => {
       if ((options.from === undefined) === (options.since === undefined)) {
@@ -131,8 +131,8 @@ export function registerReplay(program: Command): void {
       if (options.until !== undefined && options.since === undefined) throw new ValidationError('replay options', [{ path: '--until', message: '--until goes with --since' }]);
       const maxInFlight = positiveInt(options.concurrency, '--concurrency');
       const idleTimeoutMs = positiveInt(options.idleTimeout, '--idle-timeout');
-      const policy = parsePolicyText(readPolicyText(options.policy), options.policy);
-      const against = options.against === undefined ? null : parsePolicyText(readPolicyText(options.against), options.against);
+      const { policy } = readPolicyFile(options.policy);
+      const against = options.against === undefined ? null : readPolicyFile(options.against).policy;
       if (against && against.id !== policy.id) throw new ValidationError('replay options', [{ path: '--against', message: `'${against.id}' is not a version of '${policy.id}'` }]);
       const logPath = options.from ?? (await exportOnce(options, policy));
       await assertReadableFile(logPath);
@@ -150,6 +150,6 @@ export function registerReplay(program: Command): void {
       if (!result || result.inputError || result.interrupted) return;
       const diff = await diffReplay(logPath, await readDecisions(options.out), against ? await readDecisions(againstPath) : null);
       process.stdout.write(options.json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));
-      if (options.failOnFlip && diff.flips > 0) process.exitCode = FLIP_EXIT_CODE;
+      if (options.failOnFlip && diff.flips > 0) process.exitCode = EXIT_CODES.FLIPPED;
     });
 }

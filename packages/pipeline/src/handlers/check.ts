@@ -68,7 +68,7 @@ async function enforceCheck(state: PipelineState, deps: PipelineDeps): Promise<S
     const program = await deps.programs.getPromoted(state.tenant, state.policy.programDigest);
     if (program) {
       const startedAt = deps.now();
-      const result = await runGuardCode(deps, policy, program.code, state.job, 'program', state.tenant);
+      const result = await runGuardCode(deps, policy, program.code, state.job, 'program', state.tenant, `program:${state.policy.programDigest}`);
       // The program text stays in the registry (by program digest): not stored with every decision.
       state = addTiming(withHostUsage({ ...state, attempts: state.attempts + 1 }, result), 'execute', startedAt, deps.now());
       if (result.ok) return decide(state, verdictDraft(result.verdict, 'compiled'));

@@ -13,10 +13,11 @@ export async function handleRun(state: PipelineState, deps: PipelineDeps): Promi
   const { policy } = await deps.policies.getByDigest(state.tenant, state.policy.digest);
   if (!state.code) return guardError(state, { code: 'PIPELINE_STATE_INVALID', message: 'no code to run' }, policy.failMode);
   const startedAt = deps.now();
-  const result = await runGuardCode(deps, policy, state.code, state.job, 'fresh', state.tenant);
+  const result = await runGuardCode(deps, policy, state.code, state.job, 'fresh', state.tenant, `policy:${state.policy.digest}`);
   state = addTiming(withHostUsage({ ...state, attempts: state.attempts + 1 }, result), 'execute', startedAt, deps.now());
   if (result.ok) return decide({ ...state, lastError: null }, verdictDraft(result.verdict, 'per-request'));
-  // A run that killed or hung its worker ends here: debugging would run the same input again.
+  // A run that killed or hung its worker ends here: debugging would run the same input again
+  // (and a quarantined one was not run at all).
   if (isPoisonRun(result.error)) return guardError(state, sandboxFailure(result.error, 'Guard code'), policy.failMode);
   const maxRounds = policy.limits?.maxDebugRounds ?? deps.maxDebugRounds;
   if (state.debugRounds < maxRounds) return next('debugger', 'debug', { ...state, lastError: result.error });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { SandboxProcessPool, type HostFunction, type SandboxProcessPoolOptions } from '@guardagent/sandbox';
-import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV } from './sandbox-worker-env';
+import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV, SANDBOX_WARM_UP_ENV } from './sandbox-worker-env';
 
 export interface GuardRunnerOptions {
   /** Worker processes (default: one per core). */
@@ -10,7 +10,17 @@ export interface GuardRunnerOptions {
   maxRunsPerIsolate?: number;
   /** Functions of this process that guard code reaches through its toolbox, by name. */
   hostFunctions: Record<string, HostFunction>;
+  /** Warm spares beside the pool (default 1). */
+  spares?: number;
+  crashBudget?: SandboxProcessPoolOptions['crashBudget'];
+  /** Recycle a worker past this resident memory (MB); 0: never. */
+  maxWorkerRssMb?: number;
+  /** false: workers serve without warming up first (for measuring what warming saves). */
+  warmUp?: boolean;
   onWorkerGone?: SandboxProcessPoolOptions['onWorkerGone'];
+  onWorkerReady?: SandboxProcessPoolOptions['onWorkerReady'];
+  onQuarantine?: SandboxProcessPoolOptions['onQuarantine'];
+  onWorkerRecycled?: SandboxProcessPoolOptions['onWorkerRecycled'];
 }
 
 /**
@@ -40,8 +50,14 @@ export function createGuardRunner(options: GuardRunnerOptions): SandboxProcessPo
     ...(options.size ? { size: options.size } : {}),
     defaultLimits: options.defaultLimits,
     hostFunctions: options.hostFunctions,
-    env: workerEnv(Object.keys(options.hostFunctions), options.maxRunsPerIsolate),
+    env: workerEnv(Object.keys(options.hostFunctions), options.maxRunsPerIsolate, options.warmUp ?? true),
+    ...(options.spares !== undefined ? { spares: options.spares } : {}),
+    ...(options.crashBudget !== undefined ? { crashBudget: options.crashBudget } : {}),
+    ...(options.maxWorkerRssMb !== undefined ? { maxWorkerRssMb: options.maxWorkerRssMb } : {}),
     ...(options.onWorkerGone ? { onWorkerGone: options.onWorkerGone } : {}),
+    ...(options.onWorkerReady ? { onWorkerReady: options.onWorkerReady } : {}),
+    ...(options.onQuarantine ? { onQuarantine: options.onQuarantine } : {}),
+    ...(options.onWorkerRecycled ? { onWorkerRecycled: options.onWorkerRecycled } : {}),
   });
 }
 
@@ -50,8 +66,9 @@ export function createGuardRunner(options: GuardRunnerOptions): SandboxProcessPo
  * Redis URL, admin key). Guard code cannot read it from inside isolated-vm anyway; this keeps it
  * so even if V8's isolation failed.
  */
-function workerEnv(hostFunctions: string[], maxRunsPerIsolate: number | undefined): NodeJS.ProcessEnv {
+function workerEnv(hostFunctions: string[], maxRunsPerIsolate: number | undefined, warmUp: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { [SANDBOX_HOST_FUNCTIONS_ENV]: hostFunctions.join(',') };
+  if (!warmUp) env[SANDBOX_WARM_UP_ENV] = 'off';
   if (maxRunsPerIsolate) env[SANDBOX_MAX_RUNS_ENV] = String(maxRunsPerIsolate);
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'TZ', 'SYSTEMROOT']) {
     if (process.env[name] !== undefined) env[name] = process.env[name];

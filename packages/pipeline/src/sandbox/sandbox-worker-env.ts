@@ -2,3 +2,5 @@
 export const SANDBOX_HOST_FUNCTIONS_ENV = 'GUARDAGENT_SANDBOX_HOST_FUNCTIONS';
 /** Recycle a worker's isolate after this many runs (GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE of the executor). */
 export const SANDBOX_MAX_RUNS_ENV = 'GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE';
+/** `off`: the worker serves without warming up first (GUARDAGENT_SANDBOX_WARM_UP of the executor; for measuring what warming saves). */
+export const SANDBOX_WARM_UP_ENV = 'GUARDAGENT_SANDBOX_WARM_UP';

@@ -24,6 +24,11 @@ export const ProcessRunRequestSchema = z.object({
   tenant: z.string().min(1).max(256),
   limits: SandboxLimitsSchema.optional(),
   reuse: z.enum(['fresh', 'program']).optional(),
+  /**
+   * Which version of the tenant's guard this is (a policy or program digest): the crash budget
+   * counts worker deaths per tenant and per version (see CrashBudget). Stays in the executor.
+   */
+  version: z.string().max(256).optional(),
 });
 export type ProcessRunRequest = z.infer<typeof ProcessRunRequestSchema>;
 
@@ -41,7 +46,7 @@ const CodeRefSchema = z.object({
 export type CodeRef = z.infer<typeof CodeRefSchema>;
 
 /** A run request on the wire: the code by reference (see CodeRefSchema). */
-const WireRunRequestSchema = ProcessRunRequestSchema.omit({ code: true }).extend({ code: CodeRefSchema });
+const WireRunRequestSchema = ProcessRunRequestSchema.omit({ code: true, version: true }).extend({ code: CodeRefSchema });
 export type WireRunRequest = z.infer<typeof WireRunRequestSchema>;
 
 export const ParentMessageSchema = z.discriminatedUnion('t', [
@@ -69,7 +74,8 @@ export const ParentMessageSchema = z.discriminatedUnion('t', [
 export type ParentMessage = z.infer<typeof ParentMessageSchema>;
 
 const VerdictShape = z.object({ deny: z.boolean(), reasons: z.array(z.string()), details: z.record(z.string(), z.unknown()) });
-const ErrorKind = z.enum(['syntax', 'reference', 'type', 'thrown', 'timeout', 'memory', 'invalid-return', 'result-too-large', 'crashed', 'hung', 'internal']);
+/** Every SandboxErrorKind ('quarantined' is the executor's own verdict; a worker that said it would only fail its own run closed). */
+const ErrorKind = z.enum(['syntax', 'reference', 'type', 'thrown', 'timeout', 'memory', 'invalid-return', 'result-too-large', 'crashed', 'hung', 'quarantined', 'internal']);
 
 const RunResultSchema = z.union([
   z.object({ ok: z.literal(true), verdict: VerdictShape, durationUs: z.number(), toolCalls: z.number() }),
@@ -77,11 +83,19 @@ const RunResultSchema = z.union([
 ]);
 
 export const ChildMessageSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('ready'), pid: z.number().int(), isolatedVm: z.string() }),
-  /** Results of runs that ended, in the order they ended (several when they ended close together). */
+  /**
+   * The worker is warm: its warm-up (every toolbox pack's data loaded, one guard program run in an
+   * isolate) is done, so its first run costs what its hundredth does. `warmMs` is what that took.
+   */
+  z.object({ t: z.literal('ready'), pid: z.number().int(), isolatedVm: z.string(), warmMs: z.number().nonnegative().optional(), rss: z.number().nonnegative().optional() }),
+  /**
+   * Results of runs that ended, in the order they ended (several when they ended close together),
+   * and the worker's resident memory (bytes) after them: past its bound the executor recycles it.
+   */
   z.object({
     t: z.literal('results'),
     results: z.array(z.object({ id: z.number().int(), result: RunResultSchema })).min(1).max(MAX_RUNS_PER_MESSAGE),
+    rss: z.number().nonnegative().optional(),
   }),
   z.object({
     t: z.literal('host'),

@@ -18,6 +18,8 @@ export interface SandboxWorkerOptions {
   onMessage: (worker: SandboxWorker, message: ChildMessage) => void;
   /** The process is gone (exit, crash, kill, or an unreadable message that made us kill it). */
   onGone: (worker: SandboxWorker, reason: string) => void;
+  /** Start serving at once (default), or as a warm spare. */
+  serving?: boolean;
 }
 
 /**
@@ -34,6 +36,16 @@ export class SandboxWorker {
   readonly queue: WorkerRun[] = [];
   ready = false;
   gone = false;
+  /** Runs are sent here (else it is a warm spare, waiting to take over from a worker that goes). */
+  serving: boolean;
+  /** Past its memory bound: sent no more runs, killed once the runs it holds have ended. */
+  retiring = false;
+  /** Why the pool killed it, when it did: a run's deadline (`hung`) or its memory bound (`recycled`). */
+  cause?: 'hung' | 'recycled' | 'closed';
+  /** Resident memory (bytes) it last reported (with its results, or when ready). */
+  rss = 0;
+  /** Its warm-up's duration as it reported it (ms). */
+  warmMs = 0;
   readonly spawnedAt = Date.now();
   /** The guard code this process holds by number (it starts with none). */
   private readonly sentCode = new SentCode();
@@ -41,6 +53,7 @@ export class SandboxWorker {
   private stderrTail = '';
 
   constructor(private readonly options: SandboxWorkerOptions) {
+    this.serving = options.serving ?? true;
     this.child = fork(options.entry, [], {
       execArgv: options.execArgv,
       env: options.env,
@@ -59,7 +72,11 @@ export class SandboxWorker {
         this.kill(`sent an unreadable message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
         return;
       }
-      if (parsed.data.t === 'ready') this.ready = true;
+      if (parsed.data.t === 'ready') {
+        this.ready = true;
+        this.warmMs = parsed.data.warmMs ?? 0;
+      }
+      if (parsed.data.t !== 'host' && parsed.data.rss !== undefined) this.rss = parsed.data.rss;
       options.onMessage(this, parsed.data);
     });
     this.child.on('error', (error) => this.markGone(`process error: ${error.message}`));

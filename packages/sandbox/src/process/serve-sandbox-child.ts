@@ -16,10 +16,27 @@ export type HostCall = (name: string, args: unknown[]) => Promise<unknown>;
  */
 export type ToolboxBuilder = (packs: readonly string[], tenant: string, callHost: HostCall) => SandboxToolboxFunction[];
 
+/** A guard run of the worker's warm-up: no tenant, no host calls, the default limits unless given. */
+export interface WarmUpRun {
+  code: string;
+  packs: readonly string[];
+  input?: unknown;
+  output?: unknown;
+  context?: unknown;
+  reuse?: 'fresh' | 'program';
+}
+
 export interface SandboxChildOptions {
   buildToolbox: ToolboxBuilder;
   /** The in-process engine's options; one isolate per memory size (the executor runs one worker per core). */
   pool?: SandboxPoolOptions;
+  /**
+   * Makes the worker warm before it says it is ready: load every toolbox pack's data (WordNet,
+   * indexes, parsers) and run guard code in an isolate (`run`), so that the first run the executor
+   * sends costs what its hundredth does. A warm-up that throws is reported on stderr and the
+   * worker serves all the same (the runs that need what failed to load then fail on their own).
+   */
+  warmUp?: (run: (request: WarmUpRun) => Promise<RunResult>) => Promise<void> | void;
 }
 
 /**
@@ -59,7 +76,8 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
   const startedAt = new Map<number, number>();
   const flush = () => {
     if (held.length === 0) return;
-    post({ t: 'results', results: held });
+    // The worker's memory after these runs: past its bound the executor recycles it (cheap: one read of /proc).
+    post({ t: 'results', results: held, rss: process.memoryUsage.rss() });
     held = [];
   };
 
@@ -148,5 +166,29 @@ export function serveSandboxChild(options: SandboxChildOptions): void {
   process.on('disconnect', () => {
     void pool.close().finally(() => process.exit(0));
   });
-  post({ t: 'ready', pid: process.pid, isolatedVm: isolatedVmPackage });
+  void warmUp(options, pool).then((warmMs) => {
+    post({ t: 'ready', pid: process.pid, isolatedVm: isolatedVmPackage, warmMs, rss: process.memoryUsage.rss() });
+  });
+}
+
+/** Run the warm-up (see SandboxChildOptions.warmUp); how long it took (ms). */
+async function warmUp(options: SandboxChildOptions, pool: SandboxPool): Promise<number> {
+  const started = performance.now();
+  if (!options.warmUp) return 0;
+  const noHost: HostCall = () => Promise.reject(new Error('no host calls while the worker warms up'));
+  try {
+    await options.warmUp((request) =>
+      pool.run({
+        code: request.code,
+        input: request.input ?? '',
+        output: request.output ?? '',
+        context: request.context ?? {},
+        toolbox: options.buildToolbox(request.packs, '', noHost),
+        reuse: request.reuse ?? 'fresh',
+      }),
+    );
+  } catch (error) {
+    process.stderr.write(`sandbox worker ${process.pid}: warm-up failed, serving cold: ${errorMessage(error)}\n`);
+  }
+  return performance.now() - started;
 }

@@ -18,12 +18,12 @@ export function operationRoutes(deps: GatewayDeps, document: () => Record<string
       method: 'GET',
       url: '/readyz',
       operationId: 'ready',
-      summary: 'Readiness: Redis answers and every stage has a live worker',
+      summary: 'Readiness: Redis answers, every stage has a live worker, and every executor has a ready sandbox worker',
       tag: 'operations',
       auth: 'none',
       responses: { 200: { description: 'Ready', component: 'Ready' }, 503: { description: 'Not ready', component: 'Ready' } },
       handler: async ({ reply }) => {
-        const readiness = await checkReadiness(deps.redis, deps.shards.map((shard) => shard.queues));
+        const readiness = await checkReadiness(deps.redis, deps.shards.map((shard) => shard.queues), deps.config.prefix);
         return reply.code(readiness.ready ? 200 : 503).send(readiness);
       },
     }),
@@ -35,10 +35,14 @@ export function operationRoutes(deps: GatewayDeps, document: () => Record<string
       description:
         'guardagent_queue_jobs{stage,state}, guardagent_decisions_total{tenant,policy,decision,status} (all processes), ' +
         'guardagent_stage_duration_seconds{stage} and guardagent_llm_tokens_total{kind} (decisions seen by this gateway), ' +
-        'guardagent_http_requests_total, and process metrics. Admin key only: the labels name every tenant and policy ' +
-        '(Prometheus: `authorization: { credentials: <admin key> }` in the scrape config).',
+        'guardagent_sandbox_worker_restarts_total{reason}, guardagent_sandbox_quarantines_total{tenant,scope}, ' +
+        'guardagent_sandbox_quarantined{tenant,scope}, guardagent_sandbox_quarantined_runs_total, guardagent_sandbox_workers{state}, ' +
+        'guardagent_sandbox_unserved_seconds and guardagent_sandbox_wait_seconds{tenant} (every executor\'s sandbox pool), ' +
+        'guardagent_http_requests_total, and process metrics. The metrics key (GUARDAGENT_METRICS_KEY, which reads this and nothing else) ' +
+        'or the admin key: the labels name every tenant and policy (Prometheus: `authorization: { credentials_file: <the metrics key> }` ' +
+        'in the scrape config, or a PodMonitor with the key from a Secret; infra/k8s).',
       tag: 'operations',
-      auth: 'server-admin',
+      auth: 'metrics',
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
       handler: async ({ reply }) => {
         const { contentType, body } = await deps.metrics.render();

@@ -1,6 +1,6 @@
 import { CheckTimeoutError, NotFoundError, ValidationError } from '@guardagent/errors';
 import { CompileResultSchema, PolicySchema, parseOrThrow } from '@guardagent/schemas';
-import { CompileWaitQuerySchema, IdParamsSchema, PolicyParamsSchema, idOfShape } from '../api-schemas';
+import { CompileWaitQuerySchema, IdParamsSchema, PolicyParamsSchema, PolicyVersionParamsSchema, idOfShape } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
 
@@ -89,6 +89,36 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
             : null,
           shadow: shadow ? { version: shadow.policy.version, digest: shadow.digest, programDigest: shadow.programDigest, programPromoted: shadowProgram !== null, replay: shadowReport?.replay ?? null } : null,
         };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/policies/:id/versions',
+      operationId: 'listPolicyVersions',
+      summary: 'The versions put under a policy id, newest first',
+      description: 'The last 100 put (each stored version persists; fetch one by digest for a diff). `current` and `shadow` mark the versions in force.',
+      tag: 'policies',
+      auth: 'operate',
+      params: PolicyParamsSchema,
+      responses: { 200: { description: 'Versions', component: 'PolicyVersionList' }, 404: { description: 'Unknown policy' } },
+      handler: async ({ caller, params }) => {
+        const versions = await deps.shardOf(caller.tenant).policies.versions(caller.tenant, params.id);
+        if (versions.length === 0) throw new NotFoundError('policy', params.id);
+        return { versions };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/policies/:id/versions/:digest',
+      operationId: 'getPolicyVersion',
+      summary: 'One version of a policy id, by digest (or a prefix of 8 hex digits or more)',
+      tag: 'policies',
+      auth: 'operate',
+      params: PolicyVersionParamsSchema,
+      responses: { 200: { description: 'The version', component: 'PolicyVersionView' }, 404: { description: 'Not a version of this policy id' } },
+      handler: async ({ caller, params }) => {
+        const registered = await deps.shardOf(caller.tenant).policies.version(caller.tenant, params.id, params.digest);
+        return { policy: registered.policy, digest: registered.digest, programDigest: registered.programDigest };
       },
     }),
     route({

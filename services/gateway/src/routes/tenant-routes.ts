@@ -1,5 +1,5 @@
 import { NotFoundError } from '@guardagent/errors';
-import { QuotaOverridesBodySchema, TenantCreateBodySchema, TenantParamsSchema } from '../api-schemas';
+import { QuotaOverridesBodySchema, TenantCreateBodySchema, TenantListQuerySchema, TenantParamsSchema } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { route, type AnyRouteSpec } from '../route-spec';
 
@@ -25,6 +25,17 @@ export function tenantRoutes(deps: GatewayDeps): AnyRouteSpec[] {
         409: { description: 'The tenant id is taken (or reserved: `default` is the admin key\'s)' },
       },
       handler: async ({ body, reply }) => reply.code(201).send(await deps.tenants.create(body ?? {})),
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/tenants',
+      operationId: 'listTenants',
+      summary: 'The tenants, oldest first (admin key only)',
+      tag: 'tenants',
+      auth: 'server-admin',
+      query: TenantListQuerySchema,
+      responses: { 200: { description: 'A page of tenants and how many there are', component: 'TenantList' } },
+      handler: async ({ query }) => deps.tenants.list(query),
     }),
     route({
       method: 'GET',

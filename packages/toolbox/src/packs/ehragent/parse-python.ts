@@ -62,6 +62,8 @@ function describe(text: string): string {
 
 class Converter {
   private depth = 0;
+  /** How many loop or function bodies enclose the statement being read. */
+  private loopDepth = 0;
   /** Source the converter could not read (syntax errors, constructs it does not follow): unanalysable. */
   readonly skipped: string[] = [];
 
@@ -88,6 +90,21 @@ class Converter {
     for (const child of children(node)) if (child.name !== ':' && !child.type.isError) this.statement(child, out);
   }
 
+  /** A loop's or a function's body: bindings in it are marked `loop`. */
+  private loopBlock(node: SyntaxNode, out: Stmt[]): void {
+    this.loopDepth++;
+    try {
+      this.block(node, out);
+    } finally {
+      this.loopDepth--;
+    }
+  }
+
+  /** `{ loop: true }` inside a loop or function body, else nothing. */
+  private loopMark(): { loop?: true } {
+    return this.loopDepth > 0 ? { loop: true } : {};
+  }
+
   private statement(node: SyntaxNode, out: Stmt[]): void {
     this.nested(() => this.statementAt(node, out));
   }
@@ -105,7 +122,7 @@ class Converter {
         return;
       case 'UpdateStatement': {
         const [target, value] = children(node).filter(isExpression);
-        if (target && value) out.push({ kind: 'assign', targets: [[this.expr(target)]], value: [this.expr(value)], augmented: true });
+        if (target && value) out.push({ kind: 'assign', targets: [[this.expr(target)]], value: [this.expr(value)], augmented: true, ...this.loopMark() });
         return;
       }
       case 'ForStatement':
@@ -140,8 +157,10 @@ class Converter {
     }
     if (BLOCK_STATEMENTS.has(name)) {
       for (const child of children(node)) {
-        if (child.name === 'Body') this.block(child, out);
-        else if (child.name === 'ArgList') out.push({ kind: 'expr', values: this.argList(child).args });
+        if (child.name === 'Body') {
+          if (name === 'WhileStatement') this.loopBlock(child, out);
+          else this.block(child, out);
+        } else if (child.name === 'ArgList') out.push({ kind: 'expr', values: this.argList(child).args });
         // `except E as e`: E is evaluated; `class K`: K is a name being defined, not read.
         else if (isExpression(child) && !(name === 'ClassDefinition' && child.name === 'VariableName')) out.push({ kind: 'expr', values: [this.expr(child)] });
       }
@@ -159,7 +178,7 @@ class Converter {
     }
     // `x: int` (annotation only) binds nothing.
     if (groups.length < 2) return;
-    out.push({ kind: 'assign', targets: groups.slice(0, -1), value: groups[groups.length - 1], augmented: false });
+    out.push({ kind: 'assign', targets: groups.slice(0, -1), value: groups[groups.length - 1], augmented: false, ...this.loopMark() });
   }
 
   private forStatement(node: SyntaxNode, out: Stmt[]): void {
@@ -170,9 +189,9 @@ class Converter {
       if (child.name === 'for') part = 'targets';
       else if (child.name === 'in' && part === 'targets') part = 'iter';
       else if (child.name === 'Body') {
-        if (part !== 'head') out.push({ kind: 'for', targets, iter: iter.length === 1 ? iter[0] : { kind: 'seq', items: iter } });
+        if (part !== 'head') out.push({ kind: 'for', targets, iter: iter.length === 1 ? iter[0] : { kind: 'seq', items: iter }, loop: true });
         part = 'head';
-        this.block(child, out);
+        this.loopBlock(child, out);
       } else if (isExpression(child)) {
         if (part === 'targets') targets.push(...this.boundNames(child));
         else iter.push(this.expr(child));
@@ -186,13 +205,13 @@ class Converter {
     for (const child of children(node)) {
       if (child.name === 'as') naming = true;
       else if (child.name === 'Body' || child.name === ',') {
-        if (pending) out.push({ kind: 'with', value: pending });
+        if (pending) out.push({ kind: 'with', value: pending, ...this.loopMark() });
         pending = null;
         if (child.name === 'Body') this.block(child, out);
       } else if (isExpression(child)) {
         if (naming && pending) {
           const [target] = this.boundNames(child);
-          out.push({ kind: 'with', value: pending, ...(target ? { target } : {}) });
+          out.push({ kind: 'with', value: pending, ...(target ? { target } : {}), ...this.loopMark() });
           pending = null;
         } else pending = this.expr(child);
         naming = false;
@@ -207,7 +226,7 @@ class Converter {
     const { params, defaults } = paramList ? this.params(paramList) : { params: [], defaults: [] };
     if (defaults.length > 0) out.push({ kind: 'expr', values: defaults });
     out.push({ kind: 'def', name: name ? this.text(name) : '', params });
-    for (const child of parts) if (child.name === 'Body') this.block(child, out);
+    for (const child of parts) if (child.name === 'Body') this.loopBlock(child, out);
   }
 
   /** A parameter list's names, and its default values (they run when the function is made). */
@@ -264,7 +283,17 @@ class Converter {
         // Adjacent literals concatenate, as in Python.
         const parts = children(node).filter(isExpression).map((c) => this.expr(c) as Extract<Expr, { kind: 'str' }>);
         const fields = parts.flatMap((p) => p.fields ?? []);
-        return { kind: 'str', value: parts.map((p) => p.value).join(''), ...(fields.length > 0 ? { fields } : {}) };
+        if (fields.length === 0) return { kind: 'str', value: parts.map((p) => p.value).join('') };
+        // The pieces around the fields, joined across the literals: a literal with no field is one piece.
+        const pieces = [''];
+        const formats: string[] = [];
+        for (const p of parts) {
+          const own = p.pieces ?? [p.value];
+          pieces[pieces.length - 1] += own[0];
+          pieces.push(...own.slice(1));
+          formats.push(...(p.formats ?? []));
+        }
+        return { kind: 'str', value: parts.map((p) => p.value).join(''), fields, pieces, formats };
       }
       case 'CallExpression': {
         const [func, ...rest] = children(node);
@@ -280,8 +309,9 @@ class Converter {
       case 'ArrayExpression':
       case 'TupleExpression':
       case 'SetExpression':
+        return { kind: 'seq', items: this.displayItems(children(node)) };
       case 'DictionaryExpression':
-        return { kind: 'seq', items: children(node).filter(isExpression).map((c) => this.expr(c)) };
+        return this.dictionary(node);
       case 'ArrayComprehensionExpression':
       case 'SetComprehensionExpression':
       case 'DictionaryComprehensionExpression':
@@ -313,18 +343,68 @@ class Converter {
   private formatString(node: SyntaxNode): Expr {
     const { prefix, start, end } = stringLiteralParts(this.text(node));
     // The template: literal text with each `{...}` field as `{}`; the fields' expressions run, so they are read.
-    let template = '';
+    const literal = (raw: string) => (prefix.includes('r') ? raw : decodeEscapes(raw)).replace(/\{\{|\}\}/g, (m) => m[0]);
+    const pieces: string[] = [];
+    const formats: string[] = [];
     let at = node.from + start;
     const fields: Expr[] = [];
     for (const child of children(node)) {
       if (child.name !== 'FormatReplacement') continue;
-      template += `${this.source.slice(at, child.from)}{}`;
+      pieces.push(literal(this.source.slice(at, child.from)));
       at = child.to;
-      for (const inner of children(child)) if (isExpression(inner)) fields.push(this.expr(inner));
+      // One expression per field; a field with none (or more) cannot be read and counts as unknown.
+      const inner = children(child).filter(isExpression);
+      fields.push(inner.length === 1 ? this.expr(inner[0]) : { kind: 'ops', parts: inner.map((c) => this.expr(c)), operators: ['?'] });
+      formats.push(
+        children(child)
+          .filter((c) => c.name === 'FormatConversion' || c.name === 'FormatSpec')
+          .map((c) => this.text(c))
+          .join(''),
+      );
     }
-    template += this.source.slice(at, node.from + end);
-    const value = (prefix.includes('r') ? template : decodeEscapes(template)).replace(/\{\{|\}\}/g, (m) => m[0]);
-    return { kind: 'str', value, ...(fields.length > 0 ? { fields } : {}) };
+    pieces.push(literal(this.source.slice(at, node.from + end)));
+    const value = pieces.join('{}');
+    return { kind: 'str', value, ...(fields.length > 0 ? { fields, pieces, formats } : {}) };
+  }
+
+  /** A list, tuple or set display's items; a `*x` spread is one unknown item (its elements are not known one by one). */
+  private displayItems(nodes: SyntaxNode[]): Expr[] {
+    const items: Expr[] = [];
+    let spread = false;
+    for (const c of nodes) {
+      if (c.name === '*') spread = true;
+      else if (isExpression(c)) {
+        const item = this.expr(c);
+        items.push(spread ? { kind: 'ops', parts: [item], operators: ['*'] } : item);
+        spread = false;
+      }
+    }
+    return items;
+  }
+
+  /** `{k: v, **d}`: key and value pairs; a spread has a null key. */
+  private dictionary(node: SyntaxNode): Expr {
+    const entries: Array<{ key: Expr | null; value: Expr }> = [];
+    let key: Expr | null = null;
+    let spread = false;
+    for (const child of children(node)) {
+      if (child.name === '**') spread = true;
+      else if (child.name === ',') {
+        key = null;
+        spread = false;
+      } else if (isExpression(child)) {
+        if (spread) entries.push({ key: null, value: this.expr(child) });
+        else if (key === null) key = this.expr(child);
+        else {
+          entries.push({ key, value: this.expr(child) });
+          key = null;
+        }
+      } else if (child.name === 'for') {
+        // A dict comprehension is read by the comprehension case; a stray `for` here is not followed.
+        return this.comprehension(children(node));
+      }
+    }
+    return { kind: 'dict', entries };
   }
 
   private member(node: SyntaxNode): Expr {
@@ -332,6 +412,16 @@ class Converter {
     const obj = this.expr(objectNode);
     const property = rest.find((c) => c.name === 'PropertyName');
     if (property) return { kind: 'attr', obj, name: this.text(property) };
+    if (rest.some((c) => c.name === ':')) {
+      // A slice `obj[a:b:c]` (one, not a tuple of slices: those are read as unknown parts).
+      if (rest.some((c) => c.name === ',')) return { kind: 'sub', obj, index: [{ kind: 'ops', parts: rest.filter(isExpression).map((c) => this.expr(c)), operators: ['?'] }] };
+      const slice: Array<Expr | null> = [null];
+      for (const c of rest) {
+        if (c.name === ':') slice.push(null);
+        else if (isExpression(c)) slice[slice.length - 1] = this.expr(c);
+      }
+      return { kind: 'sub', obj, index: [], slice };
+    }
     return { kind: 'sub', obj, index: rest.filter(isExpression).map((c) => this.expr(c)) };
   }
 
@@ -349,6 +439,9 @@ class Converter {
       if (segment.some((c) => c.name === 'for')) args.push(this.comprehension(segment));
       else if (segment.length >= 3 && segment[0].name === 'VariableName' && segment[1].name === 'AssignOp') {
         kwargs.push({ name: this.text(segment[0]), value: this.expr(segment[2]) });
+      } else if (segment.some((c) => c.name === '*' || c.name === '**')) {
+        // `*args` / `**kwargs`: which argument lands where is not known; read as one unknown argument.
+        args.push({ kind: 'ops', parts: segment.filter(isExpression).map((c) => this.expr(c)), operators: ['*'] });
       } else for (const c of segment) if (isExpression(c)) args.push(this.expr(c));
     }
     return { args, kwargs };

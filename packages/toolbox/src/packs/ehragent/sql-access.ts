@@ -74,6 +74,19 @@ function readableSql(sql: string, keepComments = false): string {
   return out;
 }
 
+/** A schema before a table after FROM or JOIN: `FROM main.cost`, `JOIN "main"."lab"` (quotes already dropped). */
+const SCHEMA_AFTER_FROM = /\b(from|join)(\s+)[A-Za-z_]\w*\s*\.\s*(?=[A-Za-z_])/gi;
+/** A schema before a table and column: `main.cost.cost`, `"main"."cost"."chargetime"`. */
+const SCHEMA_BEFORE_COLUMN = /\b[A-Za-z_]\w*\s*\.\s*(?=[A-Za-z_]\w*\s*\.\s*[A-Za-z_*])/g;
+
+/**
+ * Names read without their schema (`main.cost` is the table cost, `main.cost.cost` its column
+ * cost): SQLite's schema prefix names the database, not the table. The analysis reads the table.
+ */
+function withoutSchemas(text: string): string {
+  return text.replace(SCHEMA_AFTER_FROM, '$1$2').replace(SCHEMA_BEFORE_COLUMN, '');
+}
+
 /**
  * Tables and columns a SQL query (as passed to EHRAgent's SQLInterpreter) reads. Subqueries are
  * flattened: `alias.column` resolves through every FROM/JOIN alias; a bare identifier counts for each
@@ -101,7 +114,7 @@ export function sqlAccess(sql: string, recorder: AccessRecorder): string[] {
       problems.push('the SQL query does not parse as SQLite');
     }
   }
-  const text = readableSql(sql);
+  const text = withoutSchemas(readableSql(sql));
   const aliases = new Map<string, string>();
   const fromRe = /\b(?:from|join)\s+([A-Za-z_]\w*)(?:\s+(?:as\s+)?([A-Za-z_]\w*))?/gi;
   for (let m = fromRe.exec(text); m; m = fromRe.exec(text)) {

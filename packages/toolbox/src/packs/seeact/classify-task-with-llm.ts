@@ -36,5 +36,5 @@ export async function classifyTaskWithLlm(task: string, deps: ToolboxDeps = {}):
   const categories = resolveCategories(found);
   const evidence = { ...phrases.evidence };
   if (llm !== 'other' && categories.includes(llm)) evidence[llm] = [...(evidence[llm] ?? []), 'llm'];
-  return { categories, evidence, guessed: phrases.guessed, llm };
+  return { categories, evidence, guessed: phrases.guessed, language: phrases.language, translated: phrases.translated, llm };
 }

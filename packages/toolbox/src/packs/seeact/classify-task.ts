@@ -4,7 +4,10 @@ import { stemPlurals } from './s-stemmer';
 import { cueSlips, cueWords } from './cue-words';
 import { readEmojiNames } from './emoji-names';
 import { FUNCTION_WORDS, isEnglishWord, isLemmaForm } from './english-reading';
-import { readTaskSenses } from './task-senses';
+import { readForeignWords } from './foreign-reading';
+import { readMarkup } from './markup';
+import { readSoundAlikes } from './sound-alikes';
+import { readActionSenses, readTaskSenses } from './task-senses';
 import { PURCHASE_OVERRIDING, TASK_CATEGORIES, TASK_LEXICON, type ContextualCue, type NearbyCue, type TaskCategory } from './task-lexicon';
 
 export interface TaskClassification {
@@ -20,6 +23,15 @@ export interface TaskClassification {
    * should then trust the categories only if the task reads as English (readEnglish).
    */
   guessed: string[];
+  /**
+   * The language the task is written in when it is not English and its words were read through
+   * the word lists of other languages (see foreign-reading), else null. A caller should then trust
+   * the categories only if the task reads whole (readEnglish): a word the lists do not hold may
+   * be a cue word.
+   */
+  language: string | null;
+  /** The words of other languages read as English, as written (at most 20). */
+  translated: string[];
 }
 
 /**
@@ -29,7 +41,7 @@ export interface TaskClassification {
  * typography or disguise.
  */
 export function normalizeTaskText(task: string): string {
-  return normalizeText(String(task ?? ''))
+  return normalizeText(readMarkup(String(task ?? '')))
     .text.replace(/[\u2018\u2019\u02bc`]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
     .replace(/[\u2010-\u2015]/g, '-')
@@ -61,12 +73,15 @@ function maskCategory(text: string, category: TaskCategory): string {
 function matchCategory(text: string, category: TaskCategory, reread?: { stemmed: string }): string[] {
   const { cues } = TASK_LEXICON[category];
   const maskedOnce = maskCategory(text, category);
+  // Plurals as singulars, except the cue words themselves (the S-stemmer makes "movies" "movy").
   // Most masks change nothing; then the stemmed text is the one classifyTask already made.
-  const masked = !reread ? maskedOnce : maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce);
-  return cues.flatMap((cue) => {
+  const masked = !reread ? maskedOnce : maskedOnce === text ? reread.stemmed : stemPlurals(maskedOnce, cueWords());
+  const hits: string[] = [];
+  for (const cue of cues) {
     const hit = matchCue(masked, cue);
-    return hit === null ? [] : [hit.trim()];
-  });
+    if (hit !== null) hits.push(hit.trim());
+  }
+  return hits;
 }
 
 /**
@@ -82,12 +97,22 @@ function matchCategory(text: string, category: TaskCategory, reread?: { stemmed:
  */
 let breaksReader: WordBreakReader | undefined;
 
+/** "By/bye a sofa" opening a task is "buy" said by sound (the other homophones are English words of their own). */
+const BUY_BY_SOUND = /^((?:please |i want to |i'd like to )?)(?:by|bye)(?= (?:a|an|some|one|two|three|four|five|six|\d+|me|my|new|the cheapest)\b)/;
+
 function secondReading(text: string): { text: string; guessed: string[] } {
-  const letters = readLeetspeak(spelledReadings(readEmojiNames(text)));
+  const spelled = readLeetspeak(spelledReadings(readEmojiNames(text)));
+  // Words spelled out or in leetspeak read through the word lists of other languages too ("k4ufen").
+  const letters = spelled === text ? spelled : readForeignWords(spelled, isEnglishWord, isLemmaForm).text;
   breaksReader ??= wordBreakReader({ cueWords: cueWords(), isWord: isLemmaForm });
   const breaks = readWordBreaks(letters, breaksReader);
   const slips = readSlips(breaks.text, cueSlips(), isEnglishWord);
-  return { text: slips.text, guessed: [...breaks.changed, ...slips.slips] };
+  // Sound-alike spellings ("moovie", "apartmint") of words the slips left unread: words that are
+  // no lemma as written or inflected (a compound of two words, "apart|mint", may be one).
+  const sounds = readSoundAlikes(slips.text, isLemmaForm);
+  const homophone = BUY_BY_SOUND.test(sounds.text);
+  const read = homophone ? sounds.text.replace(BUY_BY_SOUND, '$1buy') : sounds.text;
+  return { text: read, guessed: [...breaks.changed, ...slips.slips, ...sounds.changed, ...(homophone ? ['by'] : [])] };
 }
 
 /**
@@ -113,9 +138,13 @@ export function classifyTask(task: string): TaskClassification {
   // ("4runner" stays a car in the first reading even though the second has "arunner"), and it is
   // matched only for a category the first does not show, so an ordinary task pays little for it.
   // A category it finds while it holds guesses is marked so (placedByGuess).
-  const text = normalizeTaskText(task);
-  const { text: reread, guessed } = secondReading(text);
-  const stemmed = stemPlurals(reread);
+  // Markup dropped and words of other languages read through their word lists first (a
+  // dictionary reading, not a guess); words of other scripts the lists do not hold are
+  // transliterated for the second reading's guesses only.
+  const foreign = readForeignWords(readMarkup(String(task ?? '')), isEnglishWord, isLemmaForm);
+  const text = normalizeTaskText(foreign.text);
+  const { text: reread, guessed } = secondReading(foreign.guessText === foreign.text ? text : normalizeTaskText(foreign.guessText));
+  const stemmed = stemPlurals(reread, cueWords());
   const differs = stemmed !== text;
   const evidence: Partial<Record<TaskCategory, string[]>> = {};
   const placedByGuess = new Set<TaskCategory>();
@@ -138,9 +167,15 @@ export function classifyTask(task: string): TaskClassification {
       if (hits) evidence[category] = hits;
     }
   }
+  // Buying said with a verb no phrase lists ("acquire a sofa"), read by the verb's and its
+  // object's meaning (see task-senses), when nothing else shows a purchase.
+  if (!evidence.purchase) {
+    const bought = readActionSenses(maskCategory(text, 'purchase'), FUNCTION_WORDS).purchase;
+    if (bought) evidence.purchase = bought;
+  }
   const categories = resolveCategories(Object.keys(evidence) as TaskCategory[], placedByGuess);
   for (const c of Object.keys(evidence) as TaskCategory[]) if (!categories.includes(c)) delete evidence[c];
   // Guesses are reported only when the second reading placed the task: a category the words as
   // written show needs none ("add a cheaest recliner to that list" is a purchase anyway).
-  return { categories, evidence, guessed: placedByGuess.size > 0 ? guessed : [] };
+  return { categories, evidence, guessed: placedByGuess.size > 0 ? guessed : [], language: foreign.language, translated: foreign.translated };
 }

@@ -1,6 +1,8 @@
 import { francAll } from 'franc';
 import { joinSpelledLetters, normalizeText, readLeetspeak } from '@guardagent/rails';
 import { cueSlips } from './cue-words';
+import { isOtherScriptWord, readForeignWords } from './foreign-reading';
+import { readMarkup } from './markup';
 import { NOUN_SUFFIXES, wordNetLemmas, wordSenses } from './wordnet';
 
 /**
@@ -53,10 +55,24 @@ export interface EnglishReading {
    * understood.
    */
   actionKnown: boolean;
+  /**
+   * The language the task is written in when it is not English and was read through the word
+   * lists of other languages (see foreign-reading), else null. Such a task reads only when nearly
+   * every word was read (at most FOREIGN_UNKNOWN_LIMIT unknown, names included): a word the lists
+   * do not hold may be a cue word.
+   */
+  readFrom: string | null;
+  /**
+   * Whether the object of every action is readable: a word of another script that no word list
+   * holds right after an action ("Book a 旅店 in Beijing") hides what the task is about.
+   */
+  objectKnown: boolean;
 }
 
 /** Above this share of unknown words (the 100 dev tasks reach 0.17, with typos), and read best as another language, a task is not English. */
 export const UNKNOWN_SHARE_LIMIT = 0.3;
+/** The most unknown words a task in another language may have, read through the word lists, as a share of its words. */
+export const FOREIGN_UNKNOWN_LIMIT = 0.15;
 const ENGLISH_LIKE = new Set(['eng', 'sco', 'und']);
 /** `language` of a task whose words alone show English: franc is not asked. */
 const NOT_READ = 'not-read';
@@ -223,32 +239,74 @@ const LANGUAGES = [
 export function readEnglish(task: string): EnglishReading {
   // Spelled-out words joined and leetspeak read as letters first, in that order as in the task
   // classifier: "k a u f e n a sofa" and "k4ufen a sofa" are judged by "kaufen", not "k".
-  const folded = normalizeText(task.slice(0, MAX_CHARS), { confusables: true, leet: false, lowerCase: false }).text;
-  const text = readLeetspeak(joinSpelledLetters(folded, { edgeWords: true }));
+  // Markup dropped and the words of other languages read through their word lists first, as in
+  // the task classifier.
+  const rendered = readMarkup(String(task ?? '').slice(0, MAX_CHARS));
+  const foreign = readForeignWords(rendered, isEnglishWord, isLemmaForm);
+  const folded = normalizeText(foreign.text, { confusables: true, leet: false, lowerCase: false }).text;
+  const joined = readLeetspeak(joinSpelledLetters(folded, { edgeWords: true }));
+  // Words spelled out or in leetspeak are read through the word lists too ("k4ufen").
+  const text = joined === folded ? joined : readForeignWords(joined, isEnglishWord, isLemmaForm).text;
   const tokens = text.match(TOKEN) ?? [];
   const words = tokens.filter((t) => !PUNCTUATION.has(t));
   const titleCase = words.length >= MIN_TITLE_CASE_WORDS && words.filter(isCapitalised).length * 2 > words.length;
-  const judged = words.filter((w, i) => i === 0 || titleCase || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
+  // In German, which capitalises its nouns, capitalised words are judged too.
+  const judged = words.filter((w, i) => i === 0 || titleCase || foreign.language === 'de' || !isCapitalised(w)).map((w) => w.toLowerCase().replace(/'s$/, ''));
   const english = englishWords();
   const unknown = judged.filter((w) => !ASCII_WORD.test(w) || !isEnglishForm(w, english));
   const actions = actionWords(tokens);
   const action = actions[0] ?? null;
   const actionKnown = actions.every((a) => ASCII_WORD.test(a) && (isEnglishForm(a, english) || cueSlips().has(a)));
+  // Judged on the words as written (after the lists): the text's normalization maps letters of
+  // other scripts that look like Latin ones, which would pass a Cyrillic word as Latin.
+  const objectKnown = actionObjects(foreign.text.match(TOKEN) ?? []).every((o) => !isOtherScriptWord(o));
   const unknownShare = judged.length === 0 ? 0 : unknown.length / judged.length;
   // Only both signals together say "not English", so franc (a third of this function's cost on
   // an English task) is asked only when the words alone do not settle it. It reads the task as
   // written: look-alike letters mapped to Latin would make Cyrillic read as English.
   const language =
-    unknownShare > UNKNOWN_SHARE_LIMIT ? (francAll(task.slice(0, MAX_CHARS), { minLength: 3, only: LANGUAGES })[0]?.[0] ?? 'und') : NOT_READ;
+    unknownShare > UNKNOWN_SHARE_LIMIT ? (francAll(rendered, { minLength: 3, only: LANGUAGES })[0]?.[0] ?? 'und') : NOT_READ;
+  const wordsRead = foreign.language !== null ? unknownShare <= FOREIGN_UNKNOWN_LIMIT : !(unknownShare > UNKNOWN_SHARE_LIMIT && !ENGLISH_LIKE.has(language));
   return {
-    english: actionKnown && !(unknownShare > UNKNOWN_SHARE_LIMIT && !ENGLISH_LIKE.has(language)),
+    english: actionKnown && objectKnown && wordsRead,
     unknownShare: Math.round(unknownShare * 1000) / 1000,
     language,
     unknownWords: unknown.slice(0, MAX_UNKNOWN_LISTED).map((w) => w.slice(0, MAX_LISTED_WORD_CHARS)),
     action: action === null ? null : action.slice(0, MAX_LISTED_WORD_CHARS),
     actions: actions.map((a) => a.slice(0, MAX_LISTED_WORD_CHARS)),
     actionKnown,
+    readFrom: foreign.language,
+    objectKnown,
   };
+}
+
+
+/**
+ * The word each action takes as its object: the first word after it that is not a determiner, a
+ * number or a lead-in ("Book a 旅店" → "旅店").
+ */
+function actionObjects(tokens: string[]): string[] {
+  const objects: string[] = [];
+  let clauseStart = true;
+  let seenAction = false;
+  for (let i = 0; i < tokens.length && objects.length < MAX_ACTIONS; i++) {
+    const word = tokens[i]!.toLowerCase();
+    if (CLAUSE_BREAKS.has(word)) {
+      clauseStart = true;
+      continue;
+    }
+    if (!clauseStart || LEAD_IN_WORDS.has(word.replace(/'/g, ''))) continue;
+    clauseStart = false;
+    // As actionWords: a later clause's opening word is an action only before an object opener.
+    const later = seenAction;
+    seenAction = true;
+    if (later && !OBJECT_OPENERS.has(tokens[i + 1]?.toLowerCase() ?? '')) continue;
+    let j = i + 1;
+    while (j < tokens.length && (OBJECT_OPENERS.has(tokens[j]!.toLowerCase()) || /^\d+$/.test(tokens[j]!))) j++;
+    const object = tokens[j];
+    if (object !== undefined && !PUNCTUATION.has(object)) objects.push(object);
+  }
+  return objects;
 }
 
 /**

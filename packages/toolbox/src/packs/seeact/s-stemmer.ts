@@ -16,7 +16,7 @@ export function stemPlural(word: string): string {
 
 const WORD = /[a-z]+/g;
 
-/** Every lower-case ASCII word of `text` through stemPlural; the rest unchanged. */
-export function stemPlurals(text: string): string {
-  return text.replace(WORD, stemPlural);
+/** Every lower-case ASCII word of `text` through stemPlural, except the words in `keep`; the rest unchanged. */
+export function stemPlurals(text: string, keep?: ReadonlySet<string>): string {
+  return keep ? text.replace(WORD, (word) => (keep.has(word) ? word : stemPlural(word))) : text.replace(WORD, stemPlural);
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { NOUN_SUFFIXES, nounHypernyms, wordSenses, type WordSense } from './wordnet';
+import { NOUN_SUFFIXES, nounHypernyms, verbHypernyms, wordSenses, type WordSense } from './wordnet';
 import type { TaskCategory } from './task-lexicon';
 
 /**
@@ -132,6 +132,11 @@ function usualCategoryOfTerm(term: string): TaskCategory | null {
   return category;
 }
 
+/** The singular forms WordNet's morphy rules make of `term`. */
+function singulars(term: string): string[] {
+  return NOUN_SUFFIXES.filter(([suffix]) => term.length > suffix.length + 1 && term.endsWith(suffix)).map(([suffix, r]) => term.slice(0, -suffix.length) + r);
+}
+
 /** WordNet's senses of `term` as written, or else of the first singular form WordNet knows. */
 function termSenses(term: string): WordSense[] {
   const asWritten = wordSenses(term);
@@ -175,4 +180,166 @@ export function readTaskSenses(text: string, skip: ReadonlySet<string>): Partial
     if (!skip.has(word)) add(usualCategoryOfTerm(word), word);
   }
   return Object.fromEntries(Object.entries(found).map(([category, terms]) => [category, [...terms]]));
+}
+
+/**
+ * Buying said with a verb no phrase lists ("acquire", "obtain", "procure", "secure" a sofa): the
+ * action verb usually means getting by purchase or by effort (WordNet: "buy" and every way to
+ * buy, "obtain" and every way to obtain, and "get, acquire" itself, not its other kinds such as
+ * finding, receiving, earning or borrowing), and what it gets is goods: a noun of the same clause
+ * that usually means an artifact, a food or a commodity, not a building or a facility ("secure a
+ * sofa", not "obtain directions" nor "secure a parking garage"). "Usually" is measured as for
+ * nouns: the senses that count hold over half of the word's SemCor tags. Verbs whose usual sense
+ * lies there but that say something else on a website are left out by name (subscribing, taking,
+ * recruiting, marketing).
+ */
+interface VerbConcept extends SenseRef {
+  /** Only this synset, not the verbs below it. */
+  alone?: boolean;
+}
+const PURCHASE_VERBS: VerbConcept[] = [{ lemma: 'buy', sense: 1 }, { lemma: 'obtain', sense: 1 }, { lemma: 'acquire', sense: 1, alone: true }];
+const NOT_BUYING = new Set(['subscribe', 'take', 'get', 'carry', 'recruit', 'engage', 'enlist', 'market', 'source', 'outsource', 'patent', 'copyright', 'derive', 'reap', 'draw', 'extract', 'excavate', 'nuzzle', 'pry', 'kite', 'suborn']);
+const GOODS: SenseRef[] = [{ lemma: 'artifact', sense: 1 }, { lemma: 'food', sense: 1 }, { lemma: 'food', sense: 2 }, { lemma: 'commodity', sense: 1 }];
+const NOT_GOODS: SenseRef[] = [{ lemma: 'structure', sense: 1 }, { lemma: 'facility', sense: 1 }, { lemma: 'way', sense: 6 }];
+const VERB = 2;
+
+function senseOffset(ref: SenseRef, pos: number): number {
+  const sense = wordSenses(ref.lemma).find((s) => s.pos === pos && s.senseNumber === ref.sense);
+  if (!sense) throw new Error(`WordNet has no ${pos === VERB ? 'verb' : 'noun'} sense ${ref.lemma} #${ref.sense}`);
+  return sense.offset;
+}
+
+let verbAnchors: { below: Set<number>; alone: Set<number> } | undefined;
+const verbBuys = new Map<number, boolean>();
+
+/** Whether the verb synset at `offset` is a way of buying or obtaining (see PURCHASE_VERBS). */
+function isBuyingSynset(offset: number, depth = 0): boolean {
+  const known = verbBuys.get(offset);
+  if (known !== undefined) return known;
+  verbAnchors ??= {
+    below: new Set(PURCHASE_VERBS.filter((c) => !c.alone).map((c) => senseOffset(c, VERB))),
+    alone: new Set(PURCHASE_VERBS.filter((c) => c.alone).map((c) => senseOffset(c, VERB))),
+  };
+  let found = verbAnchors.below.has(offset) || verbAnchors.alone.has(offset);
+  // Verb hierarchies are shallow (a dozen levels at most).
+  if (!found && depth < 20) found = verbHypernyms(offset).some((up) => !verbAnchors!.alone.has(up) && isBuyingSynset(up, depth + 1));
+  verbBuys.set(offset, found);
+  return found;
+}
+
+let goodsAnchors: { concepts: Set<number>; except: Set<number> } | undefined;
+const nounGoods = new Map<number, boolean>();
+
+function isGoodsSynset(offset: number, depth = 0): boolean {
+  const known = nounGoods.get(offset);
+  if (known !== undefined) return known;
+  goodsAnchors ??= { concepts: new Set(GOODS.map((c) => senseOffset(c, NOUN))), except: new Set(NOT_GOODS.map((c) => senseOffset(c, NOUN))) };
+  let found = false;
+  if (goodsAnchors.except.has(offset)) found = false;
+  else if (goodsAnchors.concepts.has(offset)) found = true;
+  else if (depth < 40) found = nounHypernyms(offset).some((up) => isGoodsSynset(up, depth + 1));
+  nounGoods.set(offset, found);
+  return found;
+}
+
+/** Whether the senses of one lemma that `holds` hold over half its SemCor tags (or, untagged, its first sense of `pos`, when all are of `pos`). */
+function usually(senses: WordSense[], pos: number, holds: (s: WordSense) => boolean): boolean {
+  const own = senses.filter((s) => s.pos === pos);
+  if (own.length === 0) return false;
+  const total = senses.reduce((sum, s) => sum + s.tagCount, 0);
+  if (total === 0) {
+    if (own.length !== senses.length) return false;
+    return holds(own.reduce((a, b) => (b.senseNumber < a.senseNumber ? b : a)));
+  }
+  const count = own.filter((s) => s.tagCount > 0 && holds(s)).reduce((sum, s) => sum + s.tagCount, 0);
+  return count * 2 > total;
+}
+
+/** Verb endings undone to find a verb's lemma ("acquired", "procuring", "secures"). */
+const VERB_SUFFIXES: ReadonlyArray<readonly [string, string]> = [
+  ['ies', 'y'], ['es', 'e'], ['es', ''], ['s', ''], ['ied', 'y'], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', ''],
+];
+
+const verbReadings = new LRUCache<string, { buys: boolean }>({ max: 20_000 });
+
+/** Whether `word` (an action word, any inflection) usually means buying or obtaining. */
+export function verbMeansBuying(word: string): boolean {
+  const cached = verbReadings.get(word);
+  if (cached) return cached.buys;
+  let buys = false;
+  const candidates = [word, ...VERB_SUFFIXES.filter(([suffix]) => word.length > suffix.length + 2 && word.endsWith(suffix)).map(([suffix, r]) => word.slice(0, -suffix.length) + r)];
+  for (const lemma of candidates) {
+    if (NOT_BUYING.has(lemma)) break;
+    const senses = wordSenses(lemma);
+    if (!senses.some((s) => s.pos === VERB)) continue;
+    buys = usually(senses, VERB, (s) => isBuyingSynset(s.offset));
+    break;
+  }
+  verbReadings.set(word, { buys });
+  return buys;
+}
+
+const goodsReadings = new LRUCache<string, { goods: boolean }>({ max: 50_000 });
+
+/** Whether `term` (a noun, or two joined by `_`) usually means goods (see above). */
+export function nounMeansGoods(term: string): boolean {
+  const cached = goodsReadings.get(term);
+  if (cached) return cached.goods;
+  // As written, or in the singular ("shoes" is also a lemma of its own, "in her shoes").
+  const goods = [term, ...singulars(term)].some((form) => usually(wordSenses(form), NOUN, (s) => isGoodsSynset(s.offset)));
+  goodsReadings.set(term, { goods });
+  return goods;
+}
+
+const CLAUSE_TOKEN = /[a-z]+(?:['-][a-z]+)*|[,;:.!?()]/g;
+/** Words after which a new clause, with an action of its own, may begin. */
+const CLAUSE_BREAK_WORDS = new Set(['and', 'then', 'or', 'but', ',', ';', ':', '.', '!', '?', '(', ')']);
+/** Words that end an action's object: its other prepositions ("from IKEA", "for my mother"). */
+const OBJECT_ENDS = new Set(['from', 'for', 'in', 'at', 'on', 'to', 'with', 'by', 'near', 'under', 'below', 'over', 'above', 'within', 'via', 'through', 'using', 'before', 'after', 'that', 'which', 'who', 'where', 'when', 'if', 'so']);
+/** Words a task opens with before its action. */
+const LEAD_INS = new Set('please kindly now then just also go i id im want wanna would like love to can could will you help me let lets us we need should must try'.split(' '));
+
+/**
+ * The verbs of `text` (lower case) read by meaning: purchase, with the action and the goods as
+ * evidence ("acquire … sofa"), when an action word usually means buying or obtaining and a noun of
+ * its object usually means goods. `skip` words (function words) are never nouns of the object.
+ */
+export function readActionSenses(text: string, skip: ReadonlySet<string>): Partial<Record<TaskCategory, string[]>> {
+  const tokens = (text.match(CLAUSE_TOKEN) ?? []).slice(0, MAX_WORDS);
+  let clauseStart = true;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (CLAUSE_BREAK_WORDS.has(token)) {
+      clauseStart = true;
+      continue;
+    }
+    if (!clauseStart || LEAD_INS.has(token)) continue;
+    clauseStart = false;
+    if (token.length > MAX_WORD_CHARS || !verbMeansBuying(token)) continue;
+    let end = i + 1;
+    while (end < tokens.length && !CLAUSE_BREAK_WORDS.has(tokens[end]!) && !OBJECT_ENDS.has(tokens[end]!)) end++;
+    const goods = goodsIn(tokens, i + 1, end, skip);
+    if (goods) return { purchase: [`${token} … ${goods}`] };
+    // "Find a jersey and obtain one": a pronoun object stands for a noun said before.
+    if (tokens.slice(i + 1, end).some((t) => PRONOUN_OBJECTS.has(t))) {
+      const before = goodsIn(tokens, 0, i, skip);
+      if (before) return { purchase: [`${token} … ${before}`] };
+    }
+  }
+  return {};
+}
+
+/** Pronouns that stand for an object said before. */
+const PRONOUN_OBJECTS = new Set(['it', 'one', 'them', 'these', 'those', 'both']);
+
+/** The first noun (or two-word compound) of tokens[from, to) that usually means goods, or null. */
+function goodsIn(tokens: string[], from: number, to: number, skip: ReadonlySet<string>): string | null {
+  for (let j = from; j < to; j++) {
+    const word = tokens[j]!;
+    const next = j + 1 < to ? tokens[j + 1] : undefined;
+    if (LIKENESS.has(word) || skip.has(word) || word.length > MAX_WORD_CHARS || !/^[a-z]/.test(word)) continue;
+    if (next !== undefined && /^[a-z]/.test(next) && nounMeansGoods(`${word}_${next}`)) return `${word} ${next}`;
+    if (nounMeansGoods(word)) return word;
+  }
+  return null;
 }

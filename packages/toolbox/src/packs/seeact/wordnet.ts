@@ -78,22 +78,35 @@ export function wordSenses(lemma: string): WordSense[] {
   return senses;
 }
 
-/** The noun synsets directly above the noun synset at `offset` (its hypernyms and instance hypernyms). */
-export function nounHypernyms(offset: number): number[] {
-  nounData ??= readFileSync(dictFile('data.noun'));
-  const end = nounData.indexOf(0x0a, offset);
-  if (offset < 0 || offset >= nounData.length || end === -1) return [];
+let verbData: Buffer | undefined;
+
+/** The synsets of part of speech `pos` ('n' or 'v') directly above the synset at `offset` in `data` (hypernyms, and instance hypernyms of nouns). */
+function hypernymsIn(data: Buffer, offset: number, pos: 'n' | 'v'): number[] {
+  const end = data.indexOf(0x0a, offset);
+  if (offset < 0 || offset >= data.length || end === -1) return [];
   // "offset lexfile pos wordCount (word lexId){wordCount} pointerCount (symbol offset pos source/target){pointerCount} | gloss"
-  const fields = nounData.toString('utf8', offset, end).split(' ');
+  const fields = data.toString('utf8', offset, end).split(' ');
   const wordCount = parseInt(fields[3]!, 16);
   let at = 4 + 2 * wordCount;
   const pointerCount = Number(fields[at]);
   at++;
   const up: number[] = [];
   for (let i = 0; i < pointerCount; i++, at += 4) {
-    if ((fields[at] === '@' || fields[at] === '@i') && fields[at + 2] === 'n') up.push(Number(fields[at + 1]));
+    if ((fields[at] === '@' || fields[at] === '@i') && fields[at + 2] === pos) up.push(Number(fields[at + 1]));
   }
   return up;
+}
+
+/** The noun synsets directly above the noun synset at `offset` (its hypernyms and instance hypernyms). */
+export function nounHypernyms(offset: number): number[] {
+  nounData ??= readFileSync(dictFile('data.noun'));
+  return hypernymsIn(nounData, offset, 'n');
+}
+
+/** The verb synsets directly above the verb synset at `offset` (its hypernyms: "procure" is a way to "obtain"). */
+export function verbHypernyms(offset: number): number[] {
+  verbData ??= readFileSync(dictFile('data.verb'));
+  return hypernymsIn(verbData, offset, 'v');
 }
 
 export interface WordNetLemmas {
