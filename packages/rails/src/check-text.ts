@@ -99,18 +99,25 @@ export function checkPii(
   const found = detectPii(text, filter.kinds);
   if (found.length === 0) return;
   const counts = new Map<PiiKind, number>();
-  for (const f of found) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  // The decodings that revealed a kind only encoded ("a payment card number, in base64").
+  const revealedBy = new Map<PiiKind, Set<string>>();
+  for (const f of found) {
+    counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+    if (f.decoded) revealedBy.set(f.kind, (revealedBy.get(f.kind) ?? new Set()).add(f.decoded));
+  }
   const label = where === 'message' ? `${boundary} message` : boundary;
   for (const [kind, count] of counts) {
     state.findings.pii.push({ where, kind, count });
     const rule = `${boundary}.pii.${kind}`;
+    const via = revealedBy.get(kind);
+    const what = via ? `${PII_NAMES[kind]} (written in ${[...via].join(', ')})` : PII_NAMES[kind];
     if (filter.action === 'deny') {
       state.deny = true;
-      state.fire(rule, `${label} contains ${PII_NAMES[kind]}`);
+      state.fire(rule, `${label} contains ${what}`);
     } else if (filter.action === 'redact') {
-      state.fire(rule, `${label}: ${PII_NAMES[kind]} redacted`);
+      state.fire(rule, `${label}: ${what} redacted`);
     } else {
-      state.fire(rule, `${label} contains ${PII_NAMES[kind]} (logged)`);
+      state.fire(rule, `${label} contains ${what} (logged)`);
     }
   }
   if (filter.action === 'redact') {

@@ -12,7 +12,7 @@ export type { RailsJob } from './rails-job';
 export { detectPii, redactPii, redactFindings, piiPlaceholder, PII_KINDS, type PiiFinding } from './pii/detect-pii';
 export { luhnValid } from './pii/luhn';
 export { ibanValid } from './pii/iban';
-export { detectInjection, type InjectionResult } from './injection/detect-injection';
+export { detectInjection, warmInjectionDetector, type InjectionResult } from './injection/detect-injection';
 export { canonicalJson, toolCallHash } from './canonical-json';
 export { closeObjectSchemas } from './args-schema';
 export type { RateLimiter, RateLimitRequest, RateLimitResult } from './stores/rate-limiter';
@@ -42,3 +42,4 @@ export { joinSpelledLetters, spelledReadings, type JoinOptions } from './text/jo
 export { keyboardSlips, slipIndex, readSlips, MIN_SLIP_CHARS, type SlipReading, type SlipOptions } from './text/keyboard-slips';
 export { patternWords } from './text/pattern-words';
 export { readWordBreaks, wordBreakReader, type WordBreakReading, type WordBreakDeps, type WordBreakReader } from './text/word-breaks';
+export { decodings, decodedSourceSpan, likelyCiphers, MAX_DEPTH, type DecodedText, type DecodeOptions, type CipherName } from './text/decodings';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ValidationError } from '@guardagent/errors';
-import { BENCHMARK_NAMES, benchmark, evaluateInjectionDetector, evaluatePiiDetector, formatDetectorReport, formatPiiReport, metricsTable, policyForMode, runBaseline, runBenchmark, type BenchmarkName } from '@guardagent/benchmarks';
+import { BENCHMARK_NAMES, benchmark, evaluateInjectionDetector, evaluateIntentSets, evaluatePiiDetector, formatDetectorReport, formatIntentReport, formatPiiReport, metricsTable, policyForMode, runBaseline, runBenchmark, type BenchmarkName } from '@guardagent/benchmarks';
 import { LlmClient, llmConfigFromEnv } from '@guardagent/llm';
 import { LlmNotConfiguredError } from '@guardagent/errors';
 import { startLocalStack } from '../local-stack';
@@ -24,7 +24,7 @@ export function registerEval(program: Command): void {
     .command('eval')
     .description("run a benchmark through the real pipeline and print the paper's metrics (LPA, LPP, LPR, EA, FRA), or measure the rails' detectors on a public corpus (--detectors)")
     .option('--benchmark <name>', BENCHMARK_NAMES.join(' | '))
-    .option('--detectors', 'measure the rails detectors on public corpora: prompt injection (TPR, FPR, precision, F1 per split and family) and PII (precision, recall, F1 per kind); µs per text')
+    .option('--detectors', 'measure the rails detectors on public corpora: prompt injection (TPR, FPR, precision, F1 per split and family), the authored intents set in 22 languages (as written, encoded, in table cells) and PII (precision, recall, F1 per kind); µs per text')
     .option('--data <file>', 'records (default: the bundled sample)')
     .option('--logs <dir>', 'EHRAgent logs directory (eicu-ac; default: beside --data)')
     .option('--mode <mode>', 'compiled (verified program, no LLM) | per-request (the paper: LLM writes code per job)', 'compiled')
@@ -36,8 +36,11 @@ export function registerEval(program: Command): void {
       if (options.detectors) {
         if (options.benchmark) throw new ValidationError('eval options', [{ path: 'detectors', message: 'give either --detectors or --benchmark, not both' }]);
         const injection = evaluateInjectionDetector();
+        const intents = evaluateIntentSets();
         const pii = evaluatePiiDetector();
-        process.stdout.write(options.json ? `${JSON.stringify({ injection, pii })}\n` : `${formatDetectorReport(injection)}\n${formatPiiReport(pii)}`);
+        process.stdout.write(
+          options.json ? `${JSON.stringify({ injection, intents, pii })}\n` : `${formatDetectorReport(injection)}\n${formatIntentReport(intents)}\n${formatPiiReport(pii)}`,
+        );
         return;
       }
       if (!BENCHMARK_NAMES.includes(options.benchmark as BenchmarkName)) {

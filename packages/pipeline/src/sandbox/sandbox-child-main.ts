@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { warmDetectors } from '@guardagent/rails';
 import { serveSandboxChild, type HostCall } from '@guardagent/sandbox';
 import { TOOLBOX_PACKS, type ToolboxPack } from '@guardagent/schemas';
 import { createToolbox, toolboxFunctions, warmUpToolbox, type BuiltToolboxFunction, type ToolboxDeps } from '@guardagent/toolbox';
@@ -20,6 +21,10 @@ function hostDeps(callHost: HostCall): ToolboxDeps {
 }
 
 const maxRunsPerIsolate = Number(process.env[SANDBOX_MAX_RUNS_ENV]);
+
+// Guard code calls the rails' detectors (toolbox rails pack): build what they build on first use
+// now, before the first run, not inside a run's budget.
+warmDetectors();
 
 /**
  * The guard program a worker runs once before it is ready: one function of each pack, so the

@@ -1,4 +1,4 @@
-import { detectInjection } from '../injection/detect-injection';
+import { warmInjectionDetector } from '../injection/detect-injection';
 import { detectPii } from '../pii/detect-pii';
 
 /**
@@ -32,11 +32,14 @@ export async function takeTurn(chars: number): Promise<void> {
 }
 
 /**
- * Builds what the detectors build on first use in this thread (the injection filter's slip index
- * and word-break trie: 0.1–0.5 s), so that no job pays for it on the event loop. Call it when a
- * process starts serving, before it takes jobs.
+ * Builds what the detectors build on first use in this thread (the injection filter's trie of cue
+ * words in every language, slip index, word-break reader and cipher words; the decodings' cipher
+ * words: 0.1–0.5 s, more on a loaded machine), and runs every part of both detectors once, so
+ * that no job pays for it on the event loop or within its rails budget. Call it when a process or
+ * worker starts serving, before it takes jobs (the executor, the rails worker threads, the
+ * sandbox worker processes do).
  */
 export function warmDetectors(): void {
-  detectInjection('warm up: ignore all previous instructions');
-  detectPii('warm up 4111 1111 1111 1111 jane@example.com');
+  warmInjectionDetector();
+  detectPii(`warm up 4111 1111 1111 1111 jane@example.com ${Buffer.from('jane@example.com').toString('base64')} jane%40example.com`);
 }

@@ -1,4 +1,5 @@
 import type { PiiKind } from '@guardagent/schemas';
+import { decodedSourceSpan, decodings } from '../text/decodings';
 import { hasNonAscii, normalizeText, sourceSpan } from '../text/normalize-text';
 import { PII_PATTERNS, PII_PRIORITY, type PiiPattern } from './pii-patterns';
 
@@ -10,6 +11,11 @@ export interface PiiFinding {
   /** Offsets in the scanned text (UTF-16 code units, end exclusive). */
   start: number;
   end: number;
+  /**
+   * The decodings that revealed it ("base64", "base64>percent"), when the text holds it only
+   * encoded; start and end then cover what was written (a base64 run whole).
+   */
+  decoded?: string;
 }
 
 /** Longest valid prefix of `candidate` that ends right before a separator, for candidates with glued-on words. */
@@ -59,7 +65,8 @@ function resolveOverlaps(found: PiiFinding[], text: string): PiiFinding[] {
     }
     if (f.end <= last.end) continue; // inside the one kept
     const kind = PII_PRIORITY[f.kind] < PII_PRIORITY[last.kind] ? f.kind : last.kind;
-    kept[kept.length - 1] = { kind, match: text.slice(last.start, f.end), start: last.start, end: f.end };
+    const decoded = last.decoded ?? f.decoded;
+    kept[kept.length - 1] = { kind, match: text.slice(last.start, f.end), start: last.start, end: f.end, ...(decoded ? { decoded } : {}) };
   }
   return kept;
 }
@@ -68,10 +75,30 @@ function resolveOverlaps(found: PiiFinding[], text: string): PiiFinding[] {
  * Findings of the given kinds (all by default), in text order, never overlapping, with offsets
  * in `text`. The patterns run on the text as a reader sees it (normalizeText: full-width digits
  * and signs, invisible characters and non-breaking spaces folded), and each finding is mapped
- * back to the characters of `text` that produced it, so redaction covers them all.
+ * back to the characters of `text` that produced it, so redaction covers them all. The text is
+ * also read through its decodings (text/decodings: percent, HTML references, escapes, hex,
+ * base64, ciphers, reversed): what only a decoding shows is a finding over what was written,
+ * named by the decoding (`decoded`).
  */
 export function detectPii(text: string, kinds: readonly PiiKind[] = PII_KINDS): PiiFinding[] {
   if (!text) return [];
+  const plain = detectPlainPii(text, kinds);
+  const decoded = decodings(text, { spans: true });
+  if (decoded.length === 0) return plain;
+  // What only a decoding shows (a card number in base64, an email percent-encoded in a link).
+  const found = [...plain];
+  for (const piece of decoded) {
+    for (const f of detectPlainPii(piece.text, kinds)) {
+      const span = decodedSourceSpan(piece, f.start, f.end);
+      if (found.some((g) => g.kind === f.kind && g.start < span.end && span.start < g.end)) continue;
+      found.push({ kind: f.kind, match: text.slice(span.start, span.end), start: span.start, end: span.end, decoded: piece.via });
+    }
+  }
+  return found.length === plain.length ? plain : resolveOverlaps(found, text);
+}
+
+/** detectPii without decodings. */
+function detectPlainPii(text: string, kinds: readonly PiiKind[]): PiiFinding[] {
   const wanted = kinds.length === PII_KINDS.length ? null : new Set(kinds);
   // Look-alike letters stay as written (a secret's letters are its own); case matters to secrets.
   // ASCII text has nothing to fold: scan it as it is.
