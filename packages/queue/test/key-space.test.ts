@@ -32,6 +32,8 @@ const TENANT_KEYS: Record<string, (tenant: string) => string> = {
   jobsInFlight: (t) => k.jobsInFlight(t),
   storedBytes: (t) => k.storedBytes(t),
   metricsPolicies: (t) => k.metricsPolicies(t),
+  approvalIndex: (t) => k.approvalIndex(t),
+  heldCall: (t) => k.heldCall(t, 'hash'),
 };
 const DEPLOYMENT_KEYS: Record<string, string> = {
   replyChannel: k.replyChannel('client'),
@@ -48,6 +50,9 @@ const DEPLOYMENT_KEYS: Record<string, string> = {
   metricsSandbox: k.metricsSandbox(),
   sandboxPools: k.sandboxPools(),
   shardLayout: k.shardLayout(),
+  approvalWebhooks: k.approvalWebhooks(),
+  approvalWebhookAttempts: k.approvalWebhookAttempts(),
+  tenantWebhook: k.tenantWebhook('acme'),
   // BullMQ's own layout: `<prefix>:<queue>:…`.
   jobLock: k.jobLock('executor', 'job'),
 };
