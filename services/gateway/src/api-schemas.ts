@@ -307,7 +307,16 @@ const PolicyVersionListSchema = z.object({
     .describe('Newest first; the last 100 put'),
 });
 
-const PolicyVersionViewSchema = z.object({ policy: PolicySchema, digest: z.string(), programDigest: z.string() });
+const PolicyVersionViewSchema = z.object({
+  policy: PolicySchema,
+  digest: z.string(),
+  programDigest: z.string(),
+  program: z
+    .object({ source: z.string(), promotedAt: z.string() })
+    .nullable()
+    .optional()
+    .describe("The version's verified program (compiled mode), null when none was promoted for it: compare two versions' programs"),
+});
 
 const TenantListSchema = z.object({
   tenants: z.array(z.object({ id: z.string(), name: z.string().optional(), createdAt: z.string() })).describe('Oldest first'),
