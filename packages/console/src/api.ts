@@ -12,8 +12,9 @@ export function storeKey(key: string): void {
   sessionStorage.setItem(KEY_ITEM, key);
 }
 
+/** Log out: the key and everything else the console kept in this tab (the approver's name). */
 export function forgetKey(): void {
-  sessionStorage.removeItem(KEY_ITEM);
+  for (const item of Object.keys(sessionStorage)) if (item.startsWith('guardagent.console.')) sessionStorage.removeItem(item);
 }
 
 /** An answer of the gateway other than 2xx: its error code and message, as the API says them. */

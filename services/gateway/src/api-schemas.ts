@@ -312,7 +312,13 @@ const PolicyVersionViewSchema = z.object({
   digest: z.string(),
   programDigest: z.string(),
   program: z
-    .object({ source: z.string(), promotedAt: z.string() })
+    .object({
+      code: z.string().describe('The guard program checks run'),
+      source: z.enum(['supplied', 'compiled']).describe('Supplied with the policy, or written by the LLM'),
+      promotedAt: z.string(),
+      passedCount: z.number().int().describe('Labelled examples it passed at verification'),
+      total: z.number().int(),
+    })
     .nullable()
     .optional()
     .describe("The version's verified program (compiled mode), null when none was promoted for it: compare two versions' programs"),

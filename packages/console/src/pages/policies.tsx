@@ -27,7 +27,7 @@ interface VersionView {
   policy: Record<string, unknown>;
   digest: string;
   programDigest: string;
-  program?: { source: string; promotedAt: string } | null;
+  program?: { code: string; source: 'supplied' | 'compiled'; promotedAt: string; passedCount: number; total: number } | null;
 }
 
 const path = (id: string, ...rest: string[]) => `/v1/policies/${[id, ...rest].map(encodeURIComponent).join('/')}`;
@@ -190,7 +190,7 @@ export function PolicyPage({ id }: { id: string }) {
           </div>
           {a instanceof Error && <Problem error={a} what="read the first version" />}
           {b instanceof Error && <Problem error={b} what="read the second version" />}
-          {a && b && !(a instanceof Error) && !(b instanceof Error) && (a.program && b.program ? <Diff before={a.program.source} after={b.program.source} /> : <p class="empty">Only compiled versions with a verified program can be compared: {a.program ? '' : 'the first has none. '}{b.program ? '' : 'the second has none.'}</p>)}
+          {a && b && !(a instanceof Error) && !(b instanceof Error) && (a.program && b.program ? <Diff before={a.program.code} after={b.program.code} /> : <p class="empty">Only compiled versions with a verified program can be compared: {a.program ? '' : 'the first has none. '}{b.program ? '' : 'the second has none.'}</p>)}
 
           <h2>Version {list.find((v) => v.digest === shownDigest)?.version ?? ''}</h2>
           {view instanceof Error && <Problem error={view} what="read this version" />}
@@ -204,8 +204,10 @@ export function PolicyPage({ id }: { id: string }) {
               <h3>Compiled program</h3>
               {view.program ? (
                 <>
-                  <p class="hint">Verified and promoted {when(view.program.promotedAt)}.</p>
-                  <pre class="program">{view.program.source}</pre>
+                  <p class="hint">
+                    {view.program.source === 'supplied' ? 'Supplied with the policy' : 'Written by the LLM'}; passed {view.program.passedCount} of {view.program.total} labelled examples; promoted {when(view.program.promotedAt)}.
+                  </p>
+                  <pre class="program">{view.program.code}</pre>
                 </>
               ) : (
                 <p class="empty">No verified program for this version (rails only, not compiled yet, or per-request code).</p>

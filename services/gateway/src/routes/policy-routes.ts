@@ -123,7 +123,9 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
           policy: registered.policy,
           digest: registered.digest,
           programDigest: registered.programDigest,
-          program: program ? { source: program.source, promotedAt: program.promotedAt } : null,
+          program: program
+            ? { code: program.code, source: program.source, promotedAt: program.promotedAt, passedCount: program.report.passedCount, total: program.report.total }
+            : null,
         };
       },
     }),
