@@ -79,6 +79,14 @@ beforeAll(async () => {
     expect((await f.call('/v1/policies/refunds', { method: 'PUT', body: version, key: keys.aAdmin })).status).toBe(200);
     expect((await (await f.call('/v1/policies/refunds/compile', { method: 'POST', key: keys.aAdmin })).json()).status).toBe('promoted');
   }
+  // Each version's view carries its verified program's code (what the policy page diffs).
+  const listed = (await (await f.call('/v1/policies/refunds/versions', { key: keys.aAdmin })).json()).versions as Array<{ digest: string }>;
+  const programs = [];
+  for (const { digest } of listed) programs.push((await (await f.call(`/v1/policies/refunds/versions/${digest}`, { key: keys.aAdmin })).json()).program);
+  expect(programs).toMatchObject([
+    { code: v2.program, source: 'supplied', passedCount: 2, total: 2 },
+    { code: v1.program, source: 'supplied', passedCount: 2, total: 2 },
+  ]);
   agentA = new HttpTransport({ baseUrl: f.url, apiKey: keys.aCheck });
   agentB = new HttpTransport({ baseUrl: f.url, apiKey: keys.bAdmin });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });

@@ -200,7 +200,7 @@ export function PolicyPage({ id }: { id: string }) {
                 Digest <code>{view.digest}</code>, program digest <code>{view.programDigest}</code>
               </p>
               <h3>Policy (YAML)</h3>
-              <pre class="yaml">{stringify(view.policy)}</pre>
+              <pre class="yaml">{stringify(view.policy, { lineWidth: 0, blockQuote: 'literal' })}</pre>
               <h3>Compiled program</h3>
               {view.program ? (
                 <>
