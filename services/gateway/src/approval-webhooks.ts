@@ -42,7 +42,7 @@ export class TenantWebhooks {
 }
 
 /** The JSON body POSTed for a held call (`type: approval.pending`). Never the token. */
-export function approvalEvent(record: ApprovalRecord, now: number): Record<string, unknown> {
+function approvalEvent(record: ApprovalRecord, now: number): Record<string, unknown> {
   const path = `/v1/approvals/${record.id}`;
   return {
     type: 'approval.pending',

@@ -31,7 +31,7 @@ for (const [net, bits] of [
 }
 
 /** Whether an address is one a tenant's webhook may not reach by default (IPv4-mapped IPv6 read as IPv4). */
-export function isPrivateAddress(address: string): boolean {
+function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
   const family = isIP(address);
