@@ -7,7 +7,7 @@ import { HttpTransport } from '@guardagent/client';
 import type { GuardJobInput } from '@guardagent/schemas';
 import { waitFor } from '@guardagent/testing';
 import { CONSOLE_CSP } from '../src/console-page';
-import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
+import { ADMIN_KEY, refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
 
 // The operator console (issue 36) end to end in a real headless Chromium (Debian's `chromium`,
 // installed by scripts/ensure-chromium.sh) against a real gateway, executor and private Redis:
@@ -262,6 +262,32 @@ describe('the console at /console', () => {
     await page.getByRole('link', { name: '← All decisions' }).click();
     await page.locator(`tr[data-decision="${logged.id}"]`).waitFor();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it("gives an overview: readiness, and checks per second, deny rate and guard errors to the admin key; a tenant's admin key its quotas and keys", async () => {
+    const admin = await logIn(ADMIN_KEY);
+    await admin.getByRole('link', { name: 'Overview' }).click();
+    // As /readyz says (here not ready: the fixture runs no planner or codegen worker).
+    const ready = await fetch(`${f.url}/readyz`);
+    await expect(admin.locator('p.readiness').textContent()).resolves.toBe(ready.ok ? 'Ready' : 'Not ready');
+    const stat = (name: string) => admin.locator(`dt:text-is("${name}") + dd`);
+    // A rate needs two scrapes (every 2 s): measured, then a number.
+    await waitFor(async () => ((await stat('Checks per second').textContent()) ?? '').match(/^\d+\.\d$/), 10_000, 'a measured rate');
+    // Every tenant's decisions (the metrics name them all), denies among them.
+    expect(Number(await stat('Decisions').textContent())).toBeGreaterThanOrEqual(8);
+    expect(await stat('Deny rate').textContent()).toMatch(/^\d+\.\d %$/);
+    expect(await stat('Deny rate').textContent()).not.toBe('0.0 %');
+    expect(await stat('Guard errors').textContent()).toBe('0');
+    await shot(admin, 'overview');
+
+    const tenant = await logIn(keys.aAdmin);
+    await tenant.getByRole('link', { name: 'Overview' }).click();
+    await tenant.getByText(/The metrics are read with the admin key or the metrics key/).waitFor();
+    const keyTable = tenant.locator('table.keys');
+    await keyTable.waitFor();
+    expect(await keyTable.locator('tbody tr').count()).toBe(3);
+    expect(await keyTable.textContent()).toContain('operator');
+    expect(await tenant.locator('table.quotas').textContent()).toContain('checksPerSecond');
   });
 
   it('never put a key in a URL, and no page raised an error', () => {

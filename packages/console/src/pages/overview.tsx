@@ -75,7 +75,7 @@ export function OverviewPage() {
       {data && (
         <>
           <h2>Readiness</h2>
-          <p class={data.ready.ok ? 'notice' : 'error'}>{data.ready.ok ? 'Ready' : 'Not ready'}</p>
+          <p class={`readiness ${data.ready.ok ? 'notice' : 'error'}`}>{data.ready.ok ? 'Ready' : 'Not ready'}</p>
           <pre>{json(data.ready.body)}</pre>
 
           <h2>Decisions</h2>
