@@ -39,6 +39,9 @@ const KEEP = 500;
 /** Entries seen, by id, for the detail page. */
 const seen = new Map<string, Entry>();
 
+/** A job's input or output as text: a string as it is, anything else as JSON; nothing said so. */
+const textOf = (value: unknown): string => (value === '' || value === undefined ? '(empty)' : typeof value === 'string' ? value : json(value));
+
 const toolOf = (entry: Entry) => (entry.job?.action?.kind === 'tool_call' ? (entry.job.action.tool ?? '') : '');
 
 /**
@@ -185,7 +188,7 @@ export function DecisionDetailPage({ id }: { id: string }) {
           <dl>
             <dt>Decision</dt>
             <dd>
-              <Badge kind={entry.status === 'ok' ? entry.decision : 'error'}>{entry.decision}</Badge> ({entry.status}, by the {entry.layer} layer, {entry.mode} mode)
+              <Badge kind={entry.status === 'ok' ? entry.decision : 'error'}>{entry.decision}</Badge> ({entry.status}, by the {entry.layer} layer{entry.mode ? `, ${entry.mode} mode` : ''})
             </dd>
             <dt>At</dt>
             <dd>
@@ -254,11 +257,11 @@ export function DecisionDetailPage({ id }: { id: string }) {
               </dd>
               <dt>Input</dt>
               <dd>
-                <pre class="job-input">{typeof entry.job.input === 'string' ? entry.job.input : json(entry.job.input)}</pre>
+                <pre class="job-input">{textOf(entry.job.input)}</pre>
               </dd>
               <dt>Output</dt>
               <dd>
-                <pre class="job-output">{typeof entry.job.output === 'string' ? entry.job.output : json(entry.job.output)}</pre>
+                <pre class="job-output">{textOf(entry.job.output)}</pre>
               </dd>
               <dt>Context</dt>
               <dd>
