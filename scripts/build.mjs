@@ -69,7 +69,6 @@ function browserOptions(dir) {
     loader: { '.html': 'copy' },
     minify: !watch,
     sourcemap: 'linked',
-    legalComments: 'linked',
     logLevel: 'warning',
   };
 }

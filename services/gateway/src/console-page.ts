@@ -17,7 +17,6 @@ const FILES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
   'app.js.map': 'application/json; charset=utf-8',
   'app.css.map': 'application/json; charset=utf-8',
-  'app.js.LEGAL.txt': 'text/plain; charset=utf-8',
 };
 
 /** Where the built console is, or null when @guardagent/console is not installed. */
@@ -57,9 +56,10 @@ export function registerConsole(app: FastifyInstance, dist: string | null = cons
         content = undefined;
       }
     }
-    if (!content) {
+    if (!content && file === 'index.html') {
       return reply.code(503).type('text/plain; charset=utf-8').send('The console is not built: run `npm run build` (it writes packages/console/dist).');
     }
+    if (!content) return reply.code(404).type('text/plain; charset=utf-8').send(`no console file '${file}'`);
     // The page names the current bundle by path, so it is never kept stale; the bundle may be kept a while.
     reply.header('cache-control', file === 'index.html' ? 'no-cache' : 'public, max-age=300');
     return reply.type(FILES[file]).send(content);
