@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,7 @@ beforeAll(async () => {
   ]);
   agentA = new HttpTransport({ baseUrl: f.url, apiKey: keys.aCheck });
   agentB = new HttpTransport({ baseUrl: f.url, apiKey: keys.bAdmin });
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run bash scripts/ensure-chromium.sh (or set GUARDAGENT_CHROMIUM)`);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }, 120_000);
 
@@ -160,6 +161,30 @@ describe('the console at /console', () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  it("rejects a held call in the inbox with a reason: the agent's retry is refused, naming who and why", async () => {
+    const held = await agentA.check(refund('cust-r', 75));
+    expect(held.decision).toBe('pending');
+    const page = await logIn(keys.aOperate);
+    const row = page.locator(`tr[data-approval="${held.approval!.id}"]`);
+    await row.waitFor();
+    // No approver yet: the console asks for one and decides nothing.
+    await row.getByRole('button', { name: 'Reject issue_refund for cust-r' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Enter your name as the approver first.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('approver');
+    await page.keyboard.type('ops-lead');
+    await row.getByLabel('Reason').fill('refunded by phone already');
+    await row.getByLabel('Reason').press('Tab');
+    await page.keyboard.press('Tab');
+    // Keyboard: Tab from the reason reaches Approve, then Reject; Enter presses it.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Reject issue_refund for cust-r');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('issue_refund for cust-r: rejected by ops-lead.');
+    await row.waitFor({ state: 'detached' });
+    const retry = await agentA.check(refund('cust-r', 75, held.approval!.token));
+    expect(retry.decision).toBe('deny');
+    expect(retry.reasons).toContain('the approval was rejected by ops-lead: refunded by phone already');
   });
 
   it("shows tenant B neither tenant A's held calls nor A's decisions", async () => {
