@@ -65,8 +65,8 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
   return (await (await request('POST', path, body)).json()) as T;
 }
 
-export async function getText(path: string): Promise<string> {
-  return (await request('GET', path)).text();
+export async function getText(path: string, key?: string): Promise<string> {
+  return (await request('GET', path, undefined, key)).text();
 }
 
 /** NDJSON lines as values (the decision log). */

@@ -17,6 +17,7 @@ import { ADMIN_KEY, refundPolicy, startFixture, type GatewayFixture } from './ga
 // cannot approve; logged markup is shown as text under a strict CSP.
 
 const CHROMIUM = process.env.GUARDAGENT_CHROMIUM ?? '/usr/bin/chromium';
+const METRICS_KEY = 'console-test-metrics-key-0123456789';
 const SHOTS = join(import.meta.dirname, '..', '..', '..', 'test-output', 'screenshots');
 const refundDesk = { ...parse(readFileSync(join(import.meta.dirname, '../../../examples/policies/refund-desk.yaml'), 'utf8')), decisionLog: true };
 const subject = (id: string) => ({ id, roles: ['support_agent'], attributes: { email: `${id}@example.com` } });
@@ -30,7 +31,7 @@ const refund = (who: string, amount: number, approvalToken?: string): GuardJobIn
 
 let f: GatewayFixture;
 let browser: Browser;
-const keys = { aAdmin: '', aOperate: '', aCheck: '', bAdmin: '' };
+const keys = { aAdmin: '', aOperate: '', aCheck: '', bAdmin: '', metrics: METRICS_KEY };
 let agentA: HttpTransport;
 let agentB: HttpTransport;
 /** Every URL the browser asked for: no key may ever be in one. */
@@ -64,7 +65,7 @@ const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  f = await startFixture({ stages: ['executor', 'memory'], approvalWebhooks: false });
+  f = await startFixture({ stages: ['executor', 'memory'], approvalWebhooks: false, config: { metricsKey: METRICS_KEY } });
   keys.aAdmin = (await (await f.call('/v1/tenants', { body: { id: 'console-a' } })).json()).apiKey;
   keys.bAdmin = (await (await f.call('/v1/tenants', { body: { id: 'console-b' } })).json()).apiKey;
   keys.aOperate = (await (await f.call('/v1/keys', { body: { name: 'operator', scopes: ['operate'] }, key: keys.aAdmin })).json()).apiKey;
@@ -289,7 +290,7 @@ describe('the console at /console', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 
-  it("gives an overview: readiness, and checks per second, deny rate and guard errors to the admin key; a tenant's admin key its quotas and keys", async () => {
+  it("gives an overview: readiness, and checks per second, deny rate and guard errors to the admin key and the metrics key (which reads nothing else); a tenant's admin key its quotas and keys", async () => {
     const denied = await agentA.check({ policy: 'refunds', input: 'refund please', context: { amount: 900 } } as GuardJobInput);
     expect(denied.decision).toBe('deny');
     const admin = await logIn(ADMIN_KEY);
@@ -306,6 +307,13 @@ describe('the console at /console', () => {
     expect(await stat('Deny rate').textContent()).not.toBe('0.0 %');
     expect(await stat('Guard errors').textContent()).toBe('0');
     await shot(admin, 'overview');
+
+    // The metrics key is no tenant's key: it logs in to the Overview, and reads nothing else.
+    const scraper = await logIn(METRICS_KEY);
+    await scraper.getByRole('heading', { name: 'Overview' }).waitFor();
+    await waitFor(async () => ((await scraper.locator('dt:text-is("Decisions") + dd').textContent()) ?? '').match(/^\d+$/), 10_000, 'the metrics read with the metrics key');
+    await scraper.getByRole('link', { name: 'Approvals' }).click();
+    await expect(scraper.getByRole('alert').textContent()).resolves.toMatch(/This key is not accepted \(UNAUTHORIZED\)/);
 
     const tenant = await logIn(keys.aAdmin);
     await tenant.getByRole('link', { name: 'Overview' }).click();

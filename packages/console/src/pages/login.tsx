@@ -1,6 +1,15 @@
 /// <reference lib="dom" />
 import { useState } from 'preact/hooks';
-import { ApiError, explain, getJson, storeKey } from '../api';
+import { ApiError, explain, getJson, getText, storeKey } from '../api';
+
+async function readsMetrics(key: string): Promise<boolean> {
+  try {
+    await getText('/metrics', key);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Paste an API key: it is tried once (a key the gateway does not know is not kept), then kept in
@@ -29,6 +38,14 @@ export function LoginPage({ onLogin }: { onLogin: () => void }) {
       if (caught instanceof ApiError && caught.status === 403) {
         storeKey(trimmed);
         setKey('');
+        onLogin();
+        return;
+      }
+      // The metrics key (GUARDAGENT_METRICS_KEY) is no tenant's key: it reads /metrics only (the Overview).
+      if (caught instanceof ApiError && caught.status === 401 && (await readsMetrics(trimmed))) {
+        storeKey(trimmed);
+        setKey('');
+        location.hash = '#/overview';
         onLogin();
         return;
       }
