@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import './app.css';
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { forgetKey, storedKey } from './api';
 import { href, useRoute } from './router';
 import { LoginPage } from './pages/login';
@@ -30,8 +30,13 @@ function Page({ route }: { route: string[] }) {
 function App() {
   const [key, setKey] = useState(storedKey());
   const route = useRoute();
-  if (!key) return <LoginPage onLogin={() => setKey(storedKey())} />;
   const current = route[0] ?? 'approvals';
+  const title = PAGES.find(([page]) => page === current)?.[1] ?? 'Approvals';
+  useEffect(() => {
+    document.title = key ? `${title} · GuardAgent console` : 'Log in · GuardAgent console';
+  }, [title, key]);
+  if (!key) return <LoginPage onLogin={() => setKey(storedKey())} />;
+
   const logOut = () => {
     forgetKey();
     setKey(null);

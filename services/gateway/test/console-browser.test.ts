@@ -257,6 +257,13 @@ describe('the console at /console', () => {
     expect(await page.locator('pre.diff .same').count()).toBe(2);
     expect(await page.locator('pre.yaml').textContent()).toContain('id: refunds\nversion: "2"');
     expect(await page.locator('pre.program').textContent()).toContain('amount > 10)');
+    expect(await page.title()).toBe('Policies · GuardAgent console');
+    // The policies themselves, as YAML.
+    await page.getByLabel('Compare').selectOption('yaml');
+    await waitFor(async () => (await page.locator('pre.diff .removed').allTextContents()).includes('- version: "1"\n'), 5000, 'the YAML diff');
+    expect(await page.locator('pre.diff .added').allTextContents()).toContain('+ version: "2"\n');
+    await page.getByLabel('Compare').selectOption('program');
+    await waitFor(async () => (await page.locator('pre.diff .added').allTextContents()).length === 1, 5000, 'the program diff again');
     // The older version, shown on request.
     await page.getByRole('button', { name: /^Show version 1 / }).click();
     await waitFor(async () => ((await page.locator('pre.program').textContent()) ?? '').includes('amount > 100)'), 5000, 'version 1 shown');

@@ -30,6 +30,8 @@ interface VersionView {
   program?: { code: string; source: 'supplied' | 'compiled'; promotedAt: string; passedCount: number; total: number } | null;
 }
 
+const yamlOf = (policy: Record<string, unknown>): string => stringify(policy, { lineWidth: 0, blockQuote: 'literal' });
+
 const path = (id: string, ...rest: string[]) => `/v1/policies/${[id, ...rest].map(encodeURIComponent).join('/')}`;
 
 /** The tenant's policies (GET /v1/policies). */
@@ -92,10 +94,10 @@ function useVersions(id: string, digests: string[]): Record<string, VersionView 
   return views;
 }
 
-function Diff({ before, after }: { before: string; after: string }) {
+function Diff({ before, after, what }: { before: string; after: string; what: string }) {
   const parts = diffLines(before, after);
   const changed = parts.some((part) => part.added || part.removed);
-  if (!changed) return <p class="empty">The two programs are the same.</p>;
+  if (!changed) return <p class="empty">The two {what} are the same.</p>;
   return (
     <pre class="diff">
       {parts.flatMap((part, i) => {
@@ -120,6 +122,7 @@ export function PolicyPage({ id }: { id: string }) {
   const [shown, setShown] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
+  const [what, setWhat] = useState<'program' | 'yaml'>('program');
   const newest = list[0]?.digest ?? '';
   const older = list[1]?.digest ?? newest;
   const shownDigest = shown || list.find((v) => v.current)?.digest || newest;
@@ -183,14 +186,22 @@ export function PolicyPage({ id }: { id: string }) {
             </tbody>
           </table>
 
-          <h2>Compare two versions' programs</h2>
+          <h2>Compare two versions</h2>
           <div class="filters">
             {select('diff-from', 'From', fromDigest, setFrom)}
             {select('diff-to', 'To', toDigest, setTo)}
+            <div class="field">
+              <label for="diff-what">Compare</label>
+              <select id="diff-what" value={what} onChange={(e) => setWhat((e.target as HTMLSelectElement).value as 'program' | 'yaml')}>
+                <option value="program">compiled programs</option>
+                <option value="yaml">policies (YAML)</option>
+              </select>
+            </div>
           </div>
           {a instanceof Error && <Problem error={a} what="read the first version" />}
           {b instanceof Error && <Problem error={b} what="read the second version" />}
-          {a && b && !(a instanceof Error) && !(b instanceof Error) && (a.program && b.program ? <Diff before={a.program.code} after={b.program.code} /> : <p class="empty">Only compiled versions with a verified program can be compared: {a.program ? '' : 'the first has none. '}{b.program ? '' : 'the second has none.'}</p>)}
+          {a && b && !(a instanceof Error) && !(b instanceof Error) && what === 'yaml' && <Diff before={yamlOf(a.policy)} after={yamlOf(b.policy)} what="policies" />}
+          {a && b && !(a instanceof Error) && !(b instanceof Error) && what === 'program' && (a.program && b.program ? <Diff before={a.program.code} after={b.program.code} what="programs" /> : <p class="empty">Only compiled versions with a verified program can be compared: {a.program ? '' : 'the first has none. '}{b.program ? '' : 'the second has none.'} Compare the policies (YAML) instead.</p>)}
 
           <h2>Version {list.find((v) => v.digest === shownDigest)?.version ?? ''}</h2>
           {view instanceof Error && <Problem error={view} what="read this version" />}
@@ -200,7 +211,7 @@ export function PolicyPage({ id }: { id: string }) {
                 Digest <code>{view.digest}</code>, program digest <code>{view.programDigest}</code>
               </p>
               <h3>Policy (YAML)</h3>
-              <pre class="yaml">{stringify(view.policy, { lineWidth: 0, blockQuote: 'literal' })}</pre>
+              <pre class="yaml">{yamlOf(view.policy)}</pre>
               <h3>Compiled program</h3>
               {view.program ? (
                 <>
