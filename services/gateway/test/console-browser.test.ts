@@ -61,7 +61,27 @@ async function logIn(key: string): Promise<Page> {
   return page;
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+/**
+ * Each screenshot's page is checked first for what a person with a screen reader or only a
+ * keyboard needs: every input and select labelled, every button and link named, every table with
+ * header cells, no positive tabindex, and no style= attribute (the CSP would refuse it).
+ */
+async function shot(page: Page, name: string): Promise<void> {
+  const problems = await page.evaluate(() => {
+    const found: string[] = [];
+    const named = (el: Element) => (el.getAttribute('aria-label') ?? el.textContent ?? '').trim() !== '';
+    for (const el of Array.from(document.querySelectorAll('input, select, textarea'))) {
+      if ((el as HTMLInputElement).labels?.length === 0 && !el.getAttribute('aria-label')) found.push(`unlabelled ${el.tagName} #${el.id}`);
+    }
+    for (const el of Array.from(document.querySelectorAll('button, a'))) if (!named(el)) found.push(`unnamed ${el.tagName}`);
+    for (const el of Array.from(document.querySelectorAll('table'))) if (el.querySelectorAll('th').length === 0) found.push(`table without headers (${el.className})`);
+    for (const el of Array.from(document.querySelectorAll('[tabindex]'))) if (Number(el.getAttribute('tabindex')) > 0) found.push(`positive tabindex on ${el.tagName}`);
+    if (document.querySelectorAll('[style]').length > 0) found.push('style= attribute');
+    return found;
+  });
+  expect(problems, name).toEqual([]);
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -128,6 +148,7 @@ describe('the console at /console', () => {
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/does not know this key/);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await shot(page, 'login');
   });
 
   it("shows tenant A's held refund in the inbox; approving it there lets the agent's retry with the token run once", async () => {
