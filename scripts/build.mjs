@@ -4,10 +4,13 @@
 // their meaning. Relative imports get their `.js` (or `/index.js`) extension, as Node's ESM
 // loader needs; every other import stays as written (workspace packages resolve to their own
 // dist through package.json `exports`). Type-checking is `npm run typecheck`'s job, not this one.
+// A workspace whose package.json says `"guardagentBuild": "browser"` (packages/console) is instead
+// bundled for the browser: src/main.tsx with its CSS into dist/app.js and dist/app.css, and
+// src/index.html copied, all its dependencies inside (the gateway serves them air-gapped).
 //
 //   node scripts/build.mjs            # build once (about a second)
 //   node scripts/build.mjs --watch    # rebuild on every change
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -48,7 +51,30 @@ const relativeImports = {
   },
 };
 
+/** Whether a workspace is bundled for the browser (see the header). */
+function isBrowserBundle(dir) {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).guardagentBuild === 'browser';
+}
+
+function browserOptions(dir) {
+  return {
+    entryPoints: { app: join(dir, 'src', 'main.tsx'), index: join(dir, 'src', 'index.html') },
+    outdir: join(dir, 'dist'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    loader: { '.html': 'copy' },
+    minify: !watch,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  };
+}
+
 function options(dir) {
+  if (isBrowserBundle(dir)) return browserOptions(dir);
   return {
     entryPoints: sources(join(dir, 'src')),
     outdir: join(dir, 'dist'),

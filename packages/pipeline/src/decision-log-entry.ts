@@ -65,6 +65,7 @@ export async function decisionLogEntry(state: PipelineState, decision: Decision,
     ...(said.error ? { error: said.error } : {}),
     ...(said.shadow ? { shadow: said.shadow } : {}),
     timings: decision.timings,
+    traceId: decision.traceId,
   };
   if (state.jobStored && job.input === '' && job.output === '') return JSON.stringify(entry);
   // Too large to record: no need to read it.

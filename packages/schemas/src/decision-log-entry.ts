@@ -32,5 +32,7 @@ export const DecisionLogEntrySchema = z.object({
   /** What the policy's shadow version would have decided (see Decision.shadow). */
   shadow: DecisionSchema.shape.shadow,
   timings: z.record(z.string(), z.number()),
+  /** The decision's trace id (OpenTelemetry), to find its spans; absent in entries recorded before it was. */
+  traceId: z.string().optional(),
 });
 export type DecisionLogEntry = z.infer<typeof DecisionLogEntrySchema>;

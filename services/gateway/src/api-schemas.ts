@@ -307,7 +307,22 @@ const PolicyVersionListSchema = z.object({
     .describe('Newest first; the last 100 put'),
 });
 
-const PolicyVersionViewSchema = z.object({ policy: PolicySchema, digest: z.string(), programDigest: z.string() });
+const PolicyVersionViewSchema = z.object({
+  policy: PolicySchema,
+  digest: z.string(),
+  programDigest: z.string(),
+  program: z
+    .object({
+      code: z.string().describe('The guard program checks run'),
+      source: z.enum(['supplied', 'compiled']).describe('Supplied with the policy, or written by the LLM'),
+      promotedAt: z.string(),
+      passedCount: z.number().int().describe('Labelled examples it passed at verification'),
+      total: z.number().int(),
+    })
+    .nullable()
+    .optional()
+    .describe("The version's verified program (compiled mode), null when none was promoted for it: compare two versions' programs"),
+});
 
 const TenantListSchema = z.object({
   tenants: z.array(z.object({ id: z.string(), name: z.string().optional(), createdAt: z.string() })).describe('Oldest first'),

@@ -6,6 +6,7 @@ import { parseOrThrow } from '@guardagent/schemas';
 import { bodyWithin } from './body-deadline';
 import { sameKey } from './api-key';
 import { callerOfKey } from './caller-of-key';
+import { registerConsole } from './console-page';
 import { registerDocsPage } from './docs-page';
 import { errorResponse } from './error-response';
 import { ForbiddenError } from './gateway-errors';
@@ -114,6 +115,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   registerDocsPage(app);
+  registerConsole(app);
 
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   const noRoute = (request: FastifyRequest, reply: FastifyReply) =>

@@ -34,6 +34,8 @@ describe('policy versions', () => {
     const old = await (await f.call(`/v1/policies/refunds/versions/${v1.digest.slice(0, 10)}`)).json();
     expect(old).toMatchObject({ digest: v1.digest, policy: { id: 'refunds', version: '1' } });
     expect(old.policy.description).toBeUndefined();
+    // Never compiled: no program (a compiled version's code: console-browser.test.ts).
+    expect(old.program).toBeNull();
     expect((await f.call(`/v1/policies/refunds/versions/${'0'.repeat(64)}`)).status).toBe(404);
     expect((await f.call('/v1/policies/refunds/versions/xyz')).status).toBe(400);
     expect((await f.call('/v1/policies/nope/versions')).status).toBe(404);

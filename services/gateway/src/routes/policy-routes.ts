@@ -111,14 +111,22 @@ export function policyRoutes(deps: GatewayDeps): AnyRouteSpec[] {
       method: 'GET',
       url: '/v1/policies/:id/versions/:digest',
       operationId: 'getPolicyVersion',
-      summary: 'One version of a policy id, by digest (or a prefix of 8 hex digits or more)',
+      summary: 'One version of a policy id, by digest (or a prefix of 8 hex digits or more), with its verified program',
       tag: 'policies',
       auth: 'operate',
       params: PolicyVersionParamsSchema,
       responses: { 200: { description: 'The version', component: 'PolicyVersionView' }, 404: { description: 'Not a version of this policy id' } },
       handler: async ({ caller, params }) => {
         const registered = await deps.shardOf(caller.tenant).policies.version(caller.tenant, params.id, params.digest);
-        return { policy: registered.policy, digest: registered.digest, programDigest: registered.programDigest };
+        const program = await deps.shardOf(caller.tenant).programs.getPromoted(caller.tenant, registered.programDigest);
+        return {
+          policy: registered.policy,
+          digest: registered.digest,
+          programDigest: registered.programDigest,
+          program: program
+            ? { code: program.code, source: program.source, promotedAt: program.promotedAt, passedCount: program.report.passedCount, total: program.report.total }
+            : null,
+        };
       },
     }),
     route({
