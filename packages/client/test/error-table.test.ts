@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckTimeoutError, GuardAgentError, GuardDeniedError } from '@guardagent/errors';
-import { HttpTransport, exitCodeOfError } from '../src/index';
+import { CheckTimeoutError, GuardAgentError } from '@guardagent/errors';
+import { HttpTransport, exitCodeOfError, guardTool } from '../src/index';
 
 /**
  * The README's error-code table is what HttpTransport raises: each code's class, whether a check
@@ -67,18 +67,20 @@ describe("the README's error-code table, for HttpTransport", () => {
         made.push({ error: await retry.transport.check(job).catch((e: unknown) => e), calls: retry.calls() });
       } else if (code === 'CHECK_TIMEOUT') {
         made.push({ error: new CheckTimeoutError('idem-x', 1000), calls: 1 });
-      } else if (code === 'GUARD_DENIED') {
-        made.push({ error: new GuardDeniedError('tool', ['no'], { decision: 'deny', status: 'ok' }), calls: 1 });
-      } else if (code === 'GUARD_PENDING') {
-        // The TypeScript SDK raises a held call as a GuardDeniedError whose decision is pending.
-        made.push({ error: new GuardDeniedError('tool', ['held'], { decision: 'pending', status: 'ok' }), calls: 1 });
+      } else if (code === 'GUARD_DENIED' || code === 'GUARD_PENDING') {
+        // What guardTool raises when the gateway's decision is a deny, or a hold with its token.
+        const decisions = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'clients', 'contract', 'cases.json'), 'utf8')) as { decisions: Record<string, unknown> }).decisions;
+        const body = JSON.stringify(decisions[code === 'GUARD_DENIED' ? 'deny' : 'pending']);
+        const answered = answering(() => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }));
+        const tool = guardTool(async () => 'ran', { transport: answered.transport, policy: 'p', toolName: 'tool' });
+        made.push({ error: await tool({}).catch((e: unknown) => e), calls: answered.calls() });
       }
     }
     expect(made.length, code).toBeGreaterThan(0);
     for (const { error, calls } of made) {
       expect(error).toBeInstanceOf(GuardAgentError);
       expect((error as object).constructor.name, code).toBe(tsClass.replaceAll('`', ''));
-      const expectedCode = code.startsWith('HTTP_') ? `HTTP_${statuses[0]}` : code === 'GUARD_PENDING' ? 'GUARD_DENIED' : code;
+      const expectedCode = code.startsWith('HTTP_') ? `HTTP_${statuses[0]}` : code;
       expect((error as GuardAgentError).code).toBe(expectedCode);
       expect(exitCodeOfError(error), code).toBe(exit);
       expect(calls, `${code}: tries of a check`).toBe(retried === 'yes' ? 2 : 1);
