@@ -27,7 +27,7 @@ import {
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
 import { RedisApprovalStore, compileRails, type ApprovalQuery, type ApproveResult, type RejectResult } from '@guardagent/rails';
-import { RedisHeldCalls } from './held-calls';
+import { RedisHeldCalls } from './redis-held-calls';
 import { approvalViewOf, type ApprovalDecider, type ApprovalReader, type ApprovalView } from './approval-view';
 import {
   CompileResultSchema,

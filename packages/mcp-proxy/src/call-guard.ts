@@ -1,4 +1,5 @@
-import { checkGuardedCall, type AdmitJobs, type CheckOptions, type HeldCalls, type SubjectInput } from '@guardagent/client';
+import { checkGuardedCall, type CheckOptions, type HeldCalls, type SubjectInput } from '@guardagent/client';
+import type { AdmitJobs } from '@guardagent/client/queue';
 import { GuardAgentError, QuotaExceededError, ValidationError } from '@guardagent/errors';
 import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
 import type { InputFilters } from './inspect-fields';
