@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toolCallHash } from '@guardagent/rails';
+import { toolCallHash } from '@guardagent/rails/approval-contract';
 
 /** A call the guard held for approval: the token to present when the same call comes again. */
 export interface HeldCall {
