@@ -2,7 +2,7 @@
 // Redis. QueueTransport and RedisHeldCalls (BullMQ, ioredis) are at `@guardagent/client/queue`, for
 // the gateway, the CLI's local stack and the MCP proxy; test/install/tarballs.test.ts checks that an
 // install of the packed SDK holds no Redis client.
-export type { GuardTransport, CheckOptions, FeedbackInput } from './guard-transport';
+export type { GuardTransport, CheckOptions, FeedbackInput, AdmitJobs } from './guard-transport';
 export { jobIdFor, compileIdFor, CHECK_ID_PATTERN, COMPILE_ID_PATTERN } from './job-id';
 export {
   HttpTransport,

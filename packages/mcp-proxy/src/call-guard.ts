@@ -1,5 +1,4 @@
-import { checkGuardedCall, type CheckOptions, type HeldCalls, type SubjectInput } from '@guardagent/client';
-import type { AdmitJobs } from '@guardagent/client/queue';
+import { checkGuardedCall, type AdmitJobs, type CheckOptions, type HeldCalls, type SubjectInput } from '@guardagent/client';
 import { GuardAgentError, QuotaExceededError, ValidationError } from '@guardagent/errors';
 import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
 import type { InputFilters } from './inspect-fields';
