@@ -68,6 +68,7 @@ const TARGETS = {
       'rails-worker-main': '../rails/src/offload/rails-worker-main.ts',
     },
     bin: { guardagent: 'bin/guardagent.mjs' },
+    shrinkwrap: true,
     description: 'The guardagent command: a local GuardAgent stack, checks, policies, the MCP proxy',
   },
 };
@@ -272,6 +273,81 @@ function copyDeclarations(typesDir, target, stageDir, packages) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The CLI is an application: its tarball carries an npm-shrinkwrap.json, the part of the root
+// package-lock.json its dependencies reach, so a user's install gets the tree this repository
+// tested (and, here, finds every package in the npm cache). Libraries carry none (npm's advice:
+// a shrinkwrap in a library stops the user's project deduplicating).
+
+/** The lock path `name` resolves to from lock path `from`, as Node looks it up (nearest node_modules first). */
+function resolveInLock(from, name) {
+  let dir = from;
+  for (;;) {
+    const candidate = dir ? `${dir}/node_modules/${name}` : `node_modules/${name}`;
+    if (lock.packages[candidate]) return candidate;
+    if (!dir) return null;
+    const cut = dir.lastIndexOf('/node_modules/');
+    dir = cut >= 0 ? dir.slice(0, cut) : '';
+  }
+}
+
+function shrinkwrap(manifest, inlined) {
+  const direct = { ...manifest.dependencies, ...manifest.optionalDependencies };
+  const placed = new Map(); // shrinkwrap path → lock path
+  const queue = [];
+  const place = (parent, name, lockPath) => {
+    // Hoist to the top when free (or already the same package there), else nest under the parent.
+    const top = `node_modules/${name}`;
+    const path = !placed.has(top) || placed.get(top) === lockPath ? top : `${parent}/node_modules/${name}`;
+    if (placed.has(path)) return;
+    placed.set(path, lockPath);
+    queue.push(path);
+  };
+  for (const name of Object.keys(direct)) {
+    // From the workspace that declares it (a workspace may hold its own version), else the root.
+    const owner = [...inlined].map((ws) => relative(ROOT, WORKSPACES.get(ws))).find((dir) => lock.packages[`${dir}/node_modules/${name}`]);
+    const lockPath = (owner && `${owner}/node_modules/${name}`) || resolveInLock('', name);
+    if (!lockPath) throw new Error(`pack: ${name} is not in package-lock.json`);
+    place('', name, lockPath);
+  }
+  while (queue.length > 0) {
+    const path = queue.shift();
+    const lockPath = placed.get(path);
+    const entry = lock.packages[lockPath];
+    const wanted = { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies };
+    for (const name of Object.keys(wanted)) {
+      const target = resolveInLock(lockPath, name);
+      if (!target) continue; // an optional or peer dependency the repository does not install
+      // Already visible from here (at the top or on the way up) as the same package: nothing to add.
+      let dir = path;
+      let seen = null;
+      for (;;) {
+        const candidate = `${dir}/node_modules/${name}`;
+        if (placed.has(candidate)) {
+          seen = placed.get(candidate);
+          break;
+        }
+        const cut = dir.lastIndexOf('/node_modules/');
+        if (cut < 0) break;
+        dir = dir.slice(0, cut);
+      }
+      if (seen === null && placed.has(`node_modules/${name}`)) seen = placed.get(`node_modules/${name}`);
+      if (seen === target) continue;
+      if (seen !== null && lock.packages[seen].version === lock.packages[target].version) continue;
+      if (seen !== null) {
+        placed.set(`${path}/node_modules/${name}`, target);
+        queue.push(`${path}/node_modules/${name}`);
+      } else place(path, name, target);
+    }
+  }
+  const packages = { '': { name: manifest.name, version: manifest.version, dependencies: manifest.dependencies, optionalDependencies: manifest.optionalDependencies, engines: manifest.engines, bin: manifest.bin } };
+  for (const path of [...placed.keys()].sort()) {
+    const { dev, devOptional, peer, ...entry } = lock.packages[placed.get(path)];
+    packages[path] = entry;
+  }
+  return { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages };
+}
+
+// ---------------------------------------------------------------------------------------------
 
 function sorted(names, spec) {
   return Object.fromEntries([...names].sort().map((name) => [name, spec(name)]));
@@ -282,7 +358,7 @@ async function packOne(key, target, typesDir) {
   const stageDir = join(STAGE, key);
   rmSync(stageDir, { recursive: true, force: true });
   mkdirSync(stageDir, { recursive: true });
-  const { packages, optional } = await bundle(target, stageDir);
+  const { packages, optional, inlined } = await bundle(target, stageDir);
   const manifest = {
     name: source.name,
     version: source.version,
@@ -310,10 +386,19 @@ async function packOne(key, target, typesDir) {
   }
   const peers = new Set(target.peers ?? []);
   for (const peer of peers) packages.delete(peer);
-  if (packages.size > 0) manifest.dependencies = sorted(packages, versionOf);
+  // The version the inlined workspace that imports it declares (workspaces may differ), else the repository's.
+  const inlinedSpec = (name) => {
+    for (const ws of inlined) {
+      const spec = readJson(join(WORKSPACES.get(ws), 'package.json')).dependencies?.[name];
+      if (spec && /^\d+\.\d+\.\d+/.test(spec)) return spec;
+    }
+    return versionOf(name);
+  };
+  if (packages.size > 0) manifest.dependencies = sorted(packages, inlinedSpec);
   if (Object.keys(optional).length > 0) manifest.optionalDependencies = sorted(Object.keys(optional), (name) => optional[name]);
   if (peers.size > 0) manifest.peerDependencies = sorted(peers, (name) => `^${versionOf(name)}`);
   writeFileSync(join(stageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  if (target.shrinkwrap) writeFileSync(join(stageDir, 'npm-shrinkwrap.json'), `${JSON.stringify(shrinkwrap(manifest, inlined), null, 2)}\n`);
   writeFileSync(
     join(stageDir, 'README.md'),
     `# ${source.name}\n\n${target.description}.\n\nPacked from the GuardAgent repository by \`npm run pack\`; see its README.\n`,

@@ -25,3 +25,23 @@ export { checkGuardedCall, type GuardedCallInput, type GuardedCallOutcome, type 
 export { InMemoryHeldCalls, type HeldCall, type HeldCalls } from './held-calls';
 export { WEBHOOK_HEADERS, signWebhook, verifyWebhookSignature, type VerifyWebhookInput } from './webhook-signature';
 export { approvalViewOf, type ApprovalView, type ApprovalReader, type ApprovalDecider } from './approval-view';
+// What an agent catches and reads, so that a project that installs only this package has it.
+export {
+  GuardAgentError,
+  GuardDeniedError,
+  GuardPendingError,
+  CheckTimeoutError,
+  UnavailableError,
+  UnauthorizedError,
+  ConfigError,
+  ValidationError,
+  NotFoundError,
+  QuotaExceededError,
+  PayloadTooLargeError,
+  ScopeRequiredError,
+  IdempotencyConflictError,
+  StoreFullError,
+  DecisionLostError,
+  type FieldIssue,
+} from '@guardagent/errors';
+export type { Decision, GuardJobInput, PolicyInput, Policy, Subject, JsonObject, TextOrJson, CompileResult } from '@guardagent/schemas';
