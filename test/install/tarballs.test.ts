@@ -200,22 +200,25 @@ console.log(JSON.stringify(results));
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    interface RpcReply {
+      result: { protocolVersion?: string; capabilities?: { tools?: object }; tools?: Array<{ name: string }>; content?: unknown; isError?: boolean };
+    }
     const replies = new Map<number, unknown>();
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const message = JSON.parse(line) as { id?: number };
       if (typeof message.id === 'number') replies.set(message.id, message);
     });
     const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    const reply = (id: number) => waitFor(async () => replies.get(id) as Record<string, any> | undefined, 90_000, `reply ${id} (stderr: ${stderr})`);
+    const reply = (id: number) => waitFor(async () => replies.get(id) as RpcReply | undefined, 90_000, `reply ${id} (stderr: ${stderr})`);
 
     send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-test', version: '1' } } });
     const initialized = await timed('mcp initialize', () => reply(1));
     expect(initialized.result.protocolVersion).toBeTypeOf('string');
-    expect(initialized.result.capabilities.tools).toBeDefined();
+    expect(initialized.result.capabilities?.tools).toBeDefined();
     send({ method: 'notifications/initialized' });
 
     send({ id: 2, method: 'tools/list', params: {} });
-    expect(((await reply(2)).result.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['echo']);
+    expect((await reply(2)).result.tools?.map((tool) => tool.name)).toEqual(['echo']);
     send({ id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } });
     expect(JSON.stringify((await reply(3)).result.content)).toContain('Echo: hello');
     send({ id: 4, method: 'tools/call', params: { name: 'get-env', arguments: {} } });
