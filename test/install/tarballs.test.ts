@@ -39,10 +39,12 @@ async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
 
 async function npmInstall(...tarballs: string[]): Promise<void> {
   // The npm cache holds every third-party package (the repository was installed from it). This
-  // machine reaches no prebuilt-binary host, so isolated-vm (Node 20) builds from source at once.
+  // machine reaches no prebuilt-binary host: isolated-vm 5 (the Node 20 build) compiles at once
+  // instead of waiting for its download to fail (prebuild-install reads the package's name here;
+  // isolated-vm 6, Node 22 and 24, ships its binaries in the package and is not affected).
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs], {
     cwd: project,
-    env: { ...baseEnv, npm_config_build_from_source: 'true' },
+    env: { ...baseEnv, npm_config_build_from_source: 'isolated-vm' },
     maxBuffer: 16 * 1024 * 1024,
   });
 }
