@@ -16,7 +16,7 @@
 // a worker thread (`new URL('./x.js', import.meta.url)`) are entry points of the bundle, next to
 // the chunk that names them. test/install/tarballs.test.ts installs the tarballs in an empty project.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,9 +78,7 @@ const TARGETS = {
 // what package-lock.json installed.
 
 const WORKSPACE_DIRS = ['packages', 'services'].flatMap((top) =>
-  execFileSync('ls', [join(ROOT, top)], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
+  readdirSync(join(ROOT, top))
     .map((name) => join(ROOT, top, name))
     .filter((dir) => existsSync(join(dir, 'package.json'))),
 );
@@ -147,7 +145,7 @@ function bundlePlugin(target, assets) {
           const inRepo = relative(ROOT, targetPath);
           if (inRepo.startsWith('..')) return `new URL(${quote}../assets/outside-repository/${posix.basename(rel)}${quote}, import.meta.url)`;
           if (existsSync(targetPath)) assets.add(inRepo);
-          return `new URL(${quote}../assets/${toPosix(inRepo)}${statSync(targetPath, { throwIfNoEntry: false })?.isDirectory() && rel.endsWith('/') ? '/' : ''}${quote}, import.meta.url)`;
+          return `new URL(${quote}../assets/${toPosix(inRepo)}${rel.endsWith('/') ? '/' : ''}${quote}, import.meta.url)`;
         });
         return { contents, loader: 'ts', errors };
       });

@@ -184,6 +184,16 @@ console.log(JSON.stringify(results));
     expect(await exited, stderr).toBe(0);
   });
 
+  it('runs a benchmark on its bundled sample with the installed CLI (data files and WordNet found from the bundle)', async () => {
+    const { stdout } = await timed('eval', () =>
+      run(bin, ['eval', '--benchmark', 'mind2web-sc', '--limit', '4', '--json'], {
+        cwd: project,
+        env: { ...baseEnv, REDIS_URL: redisUrl, GUARDAGENT_PREFIX: uniquePrefix('install-eval') },
+      }),
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ benchmark: 'mind2web-sc', n: 4, guardErrors: 0, wrong: [], lpa: 100 });
+  });
+
   it('runs `guardagent mcp` from the installed bin: it answers initialize over stdio and guards tools/call', async () => {
     writeFileSync(
       join(project, 'mcp-policy.json'),
