@@ -134,6 +134,55 @@ describe('the adapters, the MCP proxy and the CLI beside it', () => {
     expect(installed('ai') && installed('@openai/agents')).toBe(true);
   });
 
+  it('types the adapters for a TypeScript project, with the SDK\'s transport and the frameworks\' own types', async () => {
+    writeFileSync(
+      join(project, 'typed-adapters.ts'),
+      [
+        "import { HttpTransport } from '@guardagent/client';",
+        "import { guardTools } from '@guardagent/ai-sdk';",
+        "import { guardAgentToolInput } from '@guardagent/agents-openai';",
+        "import { tool } from 'ai';",
+        "import { z } from 'zod';",
+        "const transport = new HttpTransport({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'key' });",
+        'export const tools = guardTools(',
+        '  { refund: tool({ inputSchema: z.object({ amount: z.number() }), execute: async ({ amount }) => amount * 2 }) },',
+        "  { transport, policy: 'p', subject: { id: 'u-1' } },",
+        ');',
+        "export const guardrail = guardAgentToolInput({ transport, policy: 'p', subject: { id: 'u-1' } });",
+        "// @ts-expect-error a subject is required: the adapters' declarations are real types, not any",
+        "guardTools({}, { transport, policy: 'p' });",
+        '',
+      ].join('\n'),
+    );
+    // skipLibCheck as most projects set it: `ai`'s own declarations import `json-schema`, whose
+    // types it does not depend on. The repository's @types/node stands in for the project's.
+    writeFileSync(
+      join(project, 'tsconfig.adapters.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+        },
+        files: ['typed-adapters.ts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'lib', 'tsc.js');
+    const result = await timed('tsc adapters', () =>
+      run(process.execPath, [tsc, '-p', join(project, 'tsconfig.adapters.json')], { cwd: project }).then(
+        () => ({ code: 0, out: '' }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, out: error.stdout }),
+      ),
+    );
+    expect(result.out).toBe('');
+    expect(result.code).toBe(0);
+  });
+
   it('runs `guardagent --version` from the installed bin', async () => {
     const { stdout } = await run(bin, ['--version'], { cwd: project, env: baseEnv });
     expect(stdout.trim()).toBe(VERSION);
