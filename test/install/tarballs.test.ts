@@ -24,7 +24,9 @@ const ADMIN = 'install-test-admin-key-0123456789';
 
 const project = mkdtempSync(join(tmpdir(), 'ga-install-'));
 // Only what a user's shell has: none of vitest's or npm's own variables (conditions, npm_config_*).
+// npm_config_nodedir stays: scripts/with-node.sh points node-gyp at the chosen Node's headers with it.
 const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmpdir(), LANG: 'C.UTF-8' };
+if (process.env.npm_config_nodedir) baseEnv.npm_config_nodedir = process.env.npm_config_nodedir;
 const children: ChildProcess[] = [];
 const timings: Record<string, number> = {};
 
