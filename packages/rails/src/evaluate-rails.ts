@@ -130,7 +130,6 @@ function restoreCheck(compiled: CompiledRails, check: SerializedCheck): RailsChe
   return { state, work: { tool, args: check.work.args, subjectId: check.work.subjectId, approvalRules }, checkUs: check.checkUs };
 }
 
-
 const CONSUME_REASONS: Record<Exclude<ConsumeResult, 'allowed'>, string> = {
   'not-approved': NOT_YET_APPROVED_REASON,
   rejected: REJECTED_REASON,
