@@ -1,4 +1,4 @@
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { RAILS_LOOP_JOBS, RAILS_LOOP_POLICY } from './rails-loop-jobs';
 
 /** The client of bench/rails-event-loop.ts: submits the job it is asked for, answers with its decision. */

@@ -1,4 +1,4 @@
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
 import { spawnService } from '../lib/children';
 import { waitForExecutors } from '../lib/executors';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { ShardLayout, keyPrefixFor } from '@guardagent/config';
 import { infoField } from '@guardagent/queue';
 import { startRedisCluster, type LocalRedisCluster } from '@guardagent/local-redis';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import type { Decision } from '@guardagent/schemas';
 import { childCounts } from '../lib/child-counts';
 import { startExecutor, waitForExecutors, type ExecutorProcess } from '../lib/executors';

@@ -1,4 +1,4 @@
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { startExecutor, waitForExecutors } from '../lib/executors';
 import { log } from '../lib/log';
 import type { M2wWorkload } from '../lib/m2w-jobs';

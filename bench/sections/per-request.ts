@@ -1,4 +1,4 @@
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
 import { LlmClient, type Llm } from '@guardagent/llm';
 import { createRuntime, silentLogger } from '@guardagent/pipeline';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { benchmarkRailsEval } from '@guardagent/rails';
 import { parsePolicyText, type GuardJobInput } from '@guardagent/schemas';
 import { REPO_ROOT } from '../lib/children';

@@ -16,7 +16,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { HttpTransport, QueueTransport, exitCodeOfError, guardTool, type GuardTransport } from '@guardagent/client';
+import { HttpTransport, exitCodeOfError, guardTool, type GuardTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { ConfigError, GuardDeniedError, GuardPendingError } from '@guardagent/errors';
 import { parsePolicyText } from '@guardagent/schemas';
 

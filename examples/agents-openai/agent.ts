@@ -21,7 +21,8 @@ import { pathToFileURL } from 'node:url';
 import { Agent, OpenAIChatCompletionsModel, RunState, run, setTracingDisabled, tool, type RunContext } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { QueueTransport, type GuardTransport, type HeldCalls } from '@guardagent/client';
+import type { GuardTransport, HeldCalls } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { applyGuardAgentApprovals, guardAgentTool, guardInterruptions, type GuardToolInputOptions } from '@guardagent/agents-openai';
 import { parsePolicyText } from '@guardagent/schemas';
 

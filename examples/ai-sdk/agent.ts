@@ -21,7 +21,8 @@ import { pathToFileURL } from 'node:url';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, stepCountIs, tool, type LanguageModel, type ModelMessage } from 'ai';
 import { z } from 'zod';
-import { InMemoryHeldCalls, QueueTransport, type ApprovalReader, type GuardTransport, type HeldCalls, type SubjectInput } from '@guardagent/client';
+import { InMemoryHeldCalls, type ApprovalReader, type GuardTransport, type HeldCalls, type SubjectInput } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { guardAgentApprovalResponses, guardApprovalRequests, guardTools, type GuardApprovalRequest } from '@guardagent/ai-sdk';
 import { parsePolicyText } from '@guardagent/schemas';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { CheckTimeoutError } from '@guardagent/errors';
 import { RedisApprovalStore } from '@guardagent/rails';
 import type { Decision, GuardJobInput, PolicyInput } from '@guardagent/schemas';

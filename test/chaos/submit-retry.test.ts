@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { checksCarried, isRedisConnectionError } from '@guardagent/queue';
 import { uniquePrefix } from '@guardagent/testing';
 import { waitFor } from '../helpers/pipeline-stack';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { keys } from '@guardagent/queue';
 import { startRedisCluster, type LocalRedisCluster } from '@guardagent/local-redis';
 import { parsePolicyText, type GuardJobInput, type PolicyInput } from '@guardagent/schemas';

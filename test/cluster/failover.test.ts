@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, Redis } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
-import { HttpTransport, QueueTransport } from '@guardagent/client';
+import { HttpTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { freePort, startRedisCluster, type LocalRedisCluster } from '@guardagent/local-redis';
 import { isRedisConnectionError, keys, redisTransientKind, waitUntilReady } from '@guardagent/queue';
 import { silentLogger } from '@guardagent/pipeline';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig, type GuardConfig } from '@guardagent/config';
-import { QueueTransport, type QueueTransportOptions } from '@guardagent/client';
+import { QueueTransport, type QueueTransportOptions } from '@guardagent/client/queue';
 import { LlmClient, type Llm } from '@guardagent/llm';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import type { Stage } from '@guardagent/queue';

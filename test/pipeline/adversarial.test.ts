@@ -1,6 +1,6 @@
 import { loadConfig } from '@guardagent/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { silentLogger } from '@guardagent/pipeline';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { processCheckChunk, silentLogger, type CheckChunkDeps } from '@guardagent/pipeline';
 import { CHECK_CHUNK_JOB, newChunkJobId, newPipelineState, type PipelineState } from '@guardagent/queue';
 import type { Decision, PolicyInput } from '@guardagent/schemas';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { DecisionLog, ResultStore } from '@guardagent/queue';
 import { parsePolicyText, type Decision, type DecisionLogEntry, type PolicyInput } from '@guardagent/schemas';
 import { startFakeLlmServer, testDecision, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
 import { createRailsRuntime, createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import type { PolicyInput } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 

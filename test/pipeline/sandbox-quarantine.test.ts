@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import type { PolicyInput } from '@guardagent/schemas';
 import { startTestStack, waitFor, type TestStack } from '../helpers/pipeline-stack';
 

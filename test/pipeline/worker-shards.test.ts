@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { testRedisUrl, uniquePrefix, waitFor } from '@guardagent/testing';
 import { refundsPolicy } from '../helpers/refunds-policy';

@@ -2,7 +2,8 @@ import { Agent, OpenAIChatCompletionsModel, RunState, run, setTracingDisabled, t
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { InMemoryHeldCalls, QueueTransport, type HeldCalls } from '@guardagent/client';
+import { InMemoryHeldCalls, type HeldCalls } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';

@@ -2,7 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';

@@ -1,4 +1,4 @@
-import type { QueueTransport } from '@guardagent/client';
+import type { QueueTransport } from '@guardagent/client/queue';
 import type { CompileResult, Policy } from '@guardagent/schemas';
 
 /** What of the client `ensurePolicyReady` needs. */

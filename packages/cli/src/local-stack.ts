@@ -1,7 +1,7 @@
 import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
 import { createRuntime, jsonLogger, reportRedisSettings, silentLogger, type Runtime } from '@guardagent/pipeline';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import type { Stage } from '@guardagent/queue';
 import type { Llm } from '@guardagent/llm';
 import { initTelemetry, type TelemetryHandle } from '@guardagent/telemetry';

@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '@guardagent/rails';
+import type { ApprovalRecord } from '@guardagent/rails/approval-contract';
 
 /** A held tool call as GuardAgent shows it (never its token): GET /v1/approvals and /v1/approvals/{ref}. */
 export interface ApprovalView {

@@ -35,3 +35,10 @@ export interface GuardTransport {
   compile(policy: PolicyInput | string, options?: CheckOptions): Promise<CompileResult>;
   close(): Promise<void>;
 }
+
+/**
+ * Called with the ids of jobs about to be queued, after validation and before anything is
+ * written, and the bytes of their jobs' JSON (what they will hold in Redis); throwing refuses them
+ * all. The gateway admits them against the tenant's quotas here.
+ */
+export type AdmitJobs = (jobIds: string[], bytes: number) => Promise<void>;

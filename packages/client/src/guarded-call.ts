@@ -1,4 +1,4 @@
-import { NOT_YET_APPROVED_REASON, REJECTED_REASON, approvalTokenHash } from '@guardagent/rails';
+import { NOT_YET_APPROVED_REASON, REJECTED_REASON, approvalTokenHash } from '@guardagent/rails/approval-contract';
 import type { Decision, GuardJobInput, JsonObject } from '@guardagent/schemas';
 import type { HeldCalls } from './held-calls';
 

@@ -27,7 +27,7 @@ import {
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
 import { RedisApprovalStore, compileRails, type ApprovalQuery, type ApproveResult, type RejectResult } from '@guardagent/rails';
-import { RedisHeldCalls } from './held-calls';
+import { RedisHeldCalls } from './redis-held-calls';
 import { approvalViewOf, type ApprovalDecider, type ApprovalReader, type ApprovalView } from './approval-view';
 import {
   CompileResultSchema,
@@ -42,7 +42,7 @@ import {
   type GuardJobInput,
   type PolicyInput,
 } from '@guardagent/schemas';
-import type { CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
+import type { AdmitJobs, CheckOptions, FeedbackInput, GuardTransport } from './guard-transport';
 import { LRUCache } from 'lru-cache';
 import { bindIdempotencyKey, jobBindingHash } from './idempotency-binding';
 import { compileIdFor, jobIdFor } from './job-id';
@@ -90,12 +90,6 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** A job's policy: its current version, and the id's shadow version (enforcement: shadow) if any. */
 type ResolvedPolicy = RegisteredPolicy & { shadow: RegisteredPolicy | null };
 
-/**
- * Called with the ids of jobs about to be queued, after validation and before anything is
- * written, and the bytes of their jobs' JSON (what they will hold in Redis); throwing refuses them
- * all. The gateway admits them against the tenant's quotas here.
- */
-export type AdmitJobs = (jobIds: string[], bytes: number) => Promise<void>;
 
 /** The bytes of a job's JSON as it travels and is stored (input, output, context, subject, action). */
 function jobBytes(job: PipelineState['job']): number {

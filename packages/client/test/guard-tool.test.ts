@@ -6,7 +6,8 @@ import { approvalTokenHash } from '@guardagent/rails';
 import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
 import { DecisionSchema, parsePolicyText, type Decision } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { EXIT_CODES, InMemoryHeldCalls, QueueTransport, exitCodeOfError, guardTool } from '../src/index';
+import { EXIT_CODES, InMemoryHeldCalls, exitCodeOfError, guardTool } from '../src/index';
+import { QueueTransport } from '../src/queue';
 
 const deskPolicy = {
   id: 'desk',

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { InMemoryHeldCalls, RedisHeldCalls, type HeldCalls } from '../src/index';
+import { InMemoryHeldCalls, type HeldCalls } from '../src/index';
+import { RedisHeldCalls } from '../src/queue';
 
 const redis = new Redis(testRedisUrl());
 afterAll(() => redis.disconnect());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createServer, type Socket } from 'node:net';
 import { UnavailableError } from '@guardagent/errors';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 
 describe('QueueTransport.connect', () => {
   it('fails fast with UnavailableError and stops reconnecting when Redis does not answer', async () => {

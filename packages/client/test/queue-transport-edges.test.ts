@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { keys } from '@guardagent/queue';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
-import { QueueTransport } from '../src/index';
+import { QueueTransport } from '../src/queue';
 
 // No workers run here: the test plays the executor by writing into Redis directly.
 

@@ -4,7 +4,7 @@ import { StoreFullError } from '@guardagent/errors';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
 import { MemoryHeadroom, parseMemoryInfo, refuseWhenFull } from '@guardagent/queue';
 import { uniquePrefix } from '@guardagent/testing';
-import { QueueTransport } from '../src/index';
+import { QueueTransport } from '../src/queue';
 
 // Its own redis-server: these tests change maxmemory, which would starve every other suite.
 const policy = { id: 'p', requests: 'Deny refunds over 100.', mode: 'compiled' as const, program: 'return { deny: false, reasons: [] };' };

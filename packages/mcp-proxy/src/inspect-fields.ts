@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { detectInjection, detectPii } from '@guardagent/rails';
+import { detectInjection, detectPii } from '@guardagent/rails/detectors';
 import type { JsonObject, PiiKind } from '@guardagent/schemas';
 import type { CallGuard } from './call-guard';
 import type { TextField } from './text-fields';

@@ -12,6 +12,7 @@ import type { RailsOutcome } from './rails-outcome';
 import type { RateLimiter } from './stores/rate-limiter';
 import type { ApprovalStore, ConsumeResult } from './stores/approval-store';
 import { looksLikeApprovalToken } from './stores/approval-token';
+import { NOT_YET_APPROVED_REASON, REJECTED_REASON } from './approval-contract';
 
 export interface RailsDeps {
   /** Needed when a tool rule has a rate limit; without it such calls are denied (fail closed). */
@@ -128,12 +129,6 @@ function restoreCheck(compiled: CompiledRails, check: SerializedCheck): RailsChe
   const approvalRules = tool.requireApproval.filter((rule) => check.work!.approvalRuleIds.includes(rule.ruleId));
   return { state, work: { tool, args: check.work.args, subjectId: check.work.subjectId, approvalRules }, checkUs: check.checkUs };
 }
-
-/** The reason of a deny for a token that exists but is not approved yet (callers may keep the token). */
-export const NOT_YET_APPROVED_REASON = 'the approval token has not been approved yet';
-
-/** The start of the reason of a deny for a token a person rejected (the rest names who and why). */
-export const REJECTED_REASON = 'the approval was rejected';
 
 const CONSUME_REASONS: Record<Exclude<ConsumeResult, 'allowed'>, string> = {
   'not-approved': NOT_YET_APPROVED_REASON,

@@ -1,7 +1,8 @@
 export { compileRails } from './compile-rails';
 export { railsIssues, assertPolicyValid } from './lint/rails-issues';
 export type { CompiledRails, CompiledTool, CompiledCondition, CompiledPiiFilter } from './compiled-rails';
-export { evaluateRails, checkRails, NOT_YET_APPROVED_REASON, REJECTED_REASON, INLINE_MAX_CHARS, RAILS_OFFLOAD_DEADLINE_MS, type RailsDeps, type RailsCheck } from './evaluate-rails';
+export { NOT_YET_APPROVED_REASON, REJECTED_REASON } from './approval-contract';
+export { evaluateRails, checkRails, INLINE_MAX_CHARS, RAILS_OFFLOAD_DEADLINE_MS, type RailsDeps, type RailsCheck } from './evaluate-rails';
 export { RailsWorkerPool, type RailsWorkerPoolOptions } from './offload/rails-worker-pool';
 export type { RailsOffload, OffloadResult, OffloadFailure } from './offload/offload-types';
 export { jsonChars } from './offload/rails-weight';

@@ -1,4 +1,4 @@
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { UnavailableError } from '@guardagent/errors';
 
 interface Entry {

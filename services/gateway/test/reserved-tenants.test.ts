@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { silentLogger } from '@guardagent/pipeline';
 import { RESERVED_TENANT_IDS, keys } from '@guardagent/queue';
 import { startGateway } from '../src/index';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { ShardLayout, loadConfig } from '@guardagent/config';
 import { createRuntime, silentLogger } from '@guardagent/pipeline';
 import { Queue } from 'bullmq';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { QueueTransport } from '@guardagent/client';
+import { QueueTransport } from '@guardagent/client/queue';
 import { CheckAdmission } from '@guardagent/quotas';
 import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { ConfigError, ValidationError } from '@guardagent/errors';
