@@ -202,8 +202,18 @@ describe('auto mode after a failed background compile', () => {
       await waitFor(async () => (await stack.client['programs'].getReport('default', (await stack.client['policies'].get('default', 'auto-failing')).programDigest)) ?? null, 20_000, 'the failed compile report');
       const afterFirst = compilePrompts();
       expect(afterFirst).toBeGreaterThan(0);
-      for (let i = 0; i < 3; i++) await stack.client.check({ policy: 'auto-failing', input: `Task: book a hotel\nage: ${30 + i}`, output: 'x' });
-      await new Promise((r) => setTimeout(r, 300));
+      // A background compile is a job `compile-…` the check stage queues (on the memory stage)
+      // before the check goes on, so once a check is decided its request, if any, is queued.
+      const compileJobs = async () =>
+        (await stack.runtime!.queues.queue('memory').getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed'])).filter((j) =>
+          j.id?.startsWith('compile-'),
+        ).length;
+      expect(await compileJobs()).toBe(1);
+      for (let i = 0; i < 3; i++) {
+        const later = await stack.client.check({ policy: 'auto-failing', input: `Task: book a hotel\nage: ${30 + i}`, output: 'x' });
+        expect(later).toMatchObject({ mode: 'per-request' });
+      }
+      expect(await compileJobs()).toBe(1);
       expect(compilePrompts()).toBe(afterFirst);
       expect(await stack.client.promotedProgram('auto-failing')).toBeNull();
 

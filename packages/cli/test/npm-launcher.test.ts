@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { findNpmLauncher, type ProcessTable } from '../src/process/npm-launcher';
 import { isRunning, watchLauncher } from '../src/process/watch-launcher';
 
@@ -37,25 +37,35 @@ describe('findNpmLauncher', () => {
 
 describe('watchLauncher', () => {
   it('calls back once the watched process is gone, and not before', async () => {
+    // Fake interval timers: the watcher's looks happen when the test advances them, so "not
+    // before" is checked after a counted number of looks at the live process, not after a sleep.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const kill = vi.spyOn(process, 'kill');
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
-    let gone = 0;
-    const stop = watchLauncher(child.pid!, () => (gone += 1), 20);
-    expect(isRunning(child.pid!)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(gone).toBe(0);
-    const noticed = new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (gone > 0) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 10);
-    });
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-    await noticed;
-    expect(gone).toBe(1);
-    expect(isRunning(child.pid!)).toBe(false);
-    stop();
+    const pid = child.pid!;
+    const looks = () => kill.mock.calls.filter(([p, signal]) => p === pid && signal === 0).length;
+    try {
+      let gone = 0;
+      const stop = watchLauncher(pid, () => (gone += 1), 20);
+      vi.advanceTimersByTime(100);
+      expect(looks()).toBe(5);
+      expect(gone).toBe(0);
+      expect(vi.getTimerCount()).toBe(1);
+
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      vi.advanceTimersByTime(20);
+      expect(gone).toBe(1);
+      expect(isRunning(pid)).toBe(false);
+      // It stopped watching: later intervals neither look nor call back again.
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(100);
+      expect(gone).toBe(1);
+      stop();
+    } finally {
+      child.kill('SIGKILL');
+      kill.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });

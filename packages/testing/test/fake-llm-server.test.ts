@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeLlmServer, unusedBaseUrl, type FakeLlmServer } from '../src/fake-llm-server';
 
 const servers: FakeLlmServer[] = [];
@@ -85,14 +85,17 @@ describe('startFakeLlmServer', () => {
   });
 
   it('leaves hanging requests open, and close() drops them', async () => {
-    const server = await start([{ hang: true }]);
+    const server = await start([{ hang: true }, { content: 'later' }]);
+    let outcome = 'still waiting';
     const pending = chat(server.baseURL, 'x').then(
-      () => 'answered',
-      () => 'connection dropped',
+      () => (outcome = 'answered'),
+      () => (outcome = 'connection dropped'),
     );
-    const raced = await Promise.race([pending, new Promise((r) => setTimeout(() => r('still waiting'), 200))]);
-    expect(raced).toBe('still waiting');
-    expect(server.requests).toHaveLength(1);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    // A later request is answered while the first stays open: the server has moved past it.
+    expect((await json(chat(server.baseURL, 'y'))).choices[0].message.content).toBe('later');
+    expect(outcome).toBe('still waiting');
+    expect(server.requests).toHaveLength(2);
     await server.close();
     expect(await pending).toBe('connection dropped');
   });

@@ -4,7 +4,10 @@ import type { ToolboxPack } from '@guardagent/schemas';
  * Version of each pack's behaviour; part of a policy's digest so a changed pack recompiles (a
  * program verified against the old behaviour is not used with the new). In a module of its own,
  * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
- * does not load the packs' parsers and word lists.
+ * does not load the packs' parsers and word lists. Each pack's source is hashed and recorded
+ * with its version (packages/toolbox/test/pack-hashes.json; pack-hashes.ts says which files
+ * belong to a pack): a change without a bump fails pack-versions-recorded.test.ts; after a bump,
+ * run `npm run record-pack-hashes`.
  * - ehragent 5: every argument the access decision depends on folds to a constant or the code is
  *   unanalysable: GetValue columns, FilterDB conditions (a value of the data may stand only where
  *   a condition takes a value), row subscripts and the arguments of methods on rows computed by
