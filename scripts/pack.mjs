@@ -5,12 +5,17 @@
 //   npm run pack          # or: node scripts/pack.mjs [client ai-sdk ...]
 //   npm install /path/to/guardagent/dist/packages/guardagent-client-0.1.0.tgz
 //
-// Each tarball installs on its own, outside this repository: esbuild bundles the package's entry
-// points with every workspace (`@guardagent/*`) import inlined and every third-party import left
-// external; the third-party packages the bundle imports (or loads with createRequire) become the
-// tarball's `dependencies`, at the versions the workspaces declare / package-lock.json holds.
+// Each tarball installs outside this repository: esbuild bundles the package's entry points with
+// every workspace (`@guardagent/*`) import inlined and every third-party import left external; the
+// third-party packages the bundle imports (or loads with createRequire) become the tarball's
+// `dependencies`, at the versions the workspaces declare / package-lock.json holds. The adapters
+// and the MCP proxy leave the agent SDK (`@guardagent/client`) external too, as a peer dependency
+// on the packed SDK's exact version: the user's project holds one copy of the SDK, so an error an
+// adapter throws is an `instanceof` of the class the user imports, and a transport the user builds
+// is the one the adapter's code expects.
 // Libraries ship type declarations: one `tsc --emitDeclarationOnly` over their entries, then the
-// declarations each entry reaches are copied in with `@guardagent/*` specifiers made relative.
+// declarations each entry reaches are copied in with `@guardagent/*` specifiers made relative (but
+// `@guardagent/client` in the packages that take the SDK as a peer).
 // Files the code reads by path (`new URL('../x', import.meta.url)`: benchmark samples, example
 // policies) are copied into assets/ and the URL rewritten; the entry files the code forks or runs in
 // a worker thread (`new URL('./x.js', import.meta.url)`) are entry points of the bundle, next to
@@ -30,7 +35,9 @@ const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 /**
  * What is packed. `entries`: output name → source (relative to the package). `types`: the entries
  * that get declarations and an `exports` subpath. `peers`: third-party packages the user brings
- * (the framework an adapter plugs into), declared as peerDependencies.
+ * (the framework an adapter plugs into), declared as peerDependencies. `sdkPeer`: the package
+ * imports `@guardagent/client` (its main entry, not a subpath) from the user's project, a peer at
+ * the packed SDK's version, instead of inlining it; its declarations name '@guardagent/client' too.
  */
 const TARGETS = {
   client: {
@@ -44,6 +51,7 @@ const TARGETS = {
     entries: { index: 'src/index.ts' },
     exports: { '.': 'index' },
     peers: ['ai'],
+    sdkPeer: true,
     description: 'GuardAgent for the Vercel AI SDK: guarded tools and the approvals loop',
   },
   'agents-openai': {
@@ -51,12 +59,14 @@ const TARGETS = {
     entries: { index: 'src/index.ts' },
     exports: { '.': 'index' },
     peers: ['@openai/agents'],
+    sdkPeer: true,
     description: 'GuardAgent for the OpenAI Agents SDK: a tool input guardrail and the approvals loop',
   },
   'mcp-proxy': {
     dir: 'packages/mcp-proxy',
     entries: { index: 'src/index.ts' },
     exports: { '.': 'index' },
+    sdkPeer: true,
     description: 'GuardAgent MCP proxy: every tools/call becomes a guard job',
   },
   cli: {
@@ -110,6 +120,9 @@ function packageName(specifier) {
 
 const toPosix = (path) => path.split(sep).join('/');
 
+/** The agent SDK: what `sdkPeer` targets import from the user's project. */
+const SDK = '@guardagent/client';
+
 // ---------------------------------------------------------------------------------------------
 // The bundle.
 
@@ -126,6 +139,7 @@ function bundlePlugin(target, assets) {
     name: 'guardagent-pack',
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (target.sdkPeer && args.path === SDK) return { path: args.path, external: true };
         if (args.kind === 'entry-point' || args.path.startsWith('@guardagent/')) return undefined;
         return { path: args.path, external: true };
       });
@@ -174,6 +188,18 @@ async function bundle(target, stageDir) {
   const imported = new Set();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const entry of output.imports) if (entry.external) imported.add(entry.path);
+  }
+  if (target.sdkPeer) {
+    // No second copy of the SDK: neither its code nor its errors (a subclass of an inlined
+    // GuardAgentError would not be an instanceof the user's) reach the bundle another way.
+    const sdkSources = [SDK, '@guardagent/errors'].map((name) => WORKSPACES.get(name) + sep);
+    for (const output of Object.values(result.metafile.outputs)) {
+      for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+        if (bytesInOutput === 0 || !sdkSources.some((dir) => resolve(ROOT, input).startsWith(dir))) continue;
+        const importers = Object.entries(result.metafile.inputs).filter(([, meta]) => meta.imports.some((entry) => entry.path === input)).map(([path]) => path);
+        throw new Error(`pack: ${target.dir} would inline ${input} (imported by ${importers.join(', ') || 'an entry'}); import it through ${SDK}, which the package takes from the user's project`);
+      }
+    }
   }
   // Packages loaded with createRequire (`require('x')`, `require.resolve('x/…')`) and the
   // optional dependencies (isolated-vm's aliases, chosen at run time) of every workspace inlined.
@@ -240,6 +266,9 @@ function workspaceDeclaration(specifier) {
 }
 
 function copyDeclarations(typesDir, target, stageDir, packages) {
+  // A `sdkPeer` target's declarations name the SDK the user installed ('@guardagent/client'), never
+  // a copy of its or its errors' declarations: a type they need comes through the SDK's entry.
+  const sdkFiles = [SDK, '@guardagent/errors'].map((name) => `${relative(ROOT, WORKSPACES.get(name))}${sep}`);
   const queue = Object.values(target.exports).map((name) => relative(ROOT, join(ROOT, target.dir, target.entries[name])).replace(/\.ts$/, '.d.ts'));
   const seen = new Set(queue);
   while (queue.length > 0) {
@@ -247,6 +276,7 @@ function copyDeclarations(typesDir, target, stageDir, packages) {
     const text = readFileSync(join(typesDir, file), 'utf8');
     const rewritten = text.replace(/(\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g, (whole, lead, quote, specifier) => {
       let declaration;
+      if (target.sdkPeer && specifier === SDK) return whole;
       if (specifier.startsWith('@guardagent/')) declaration = workspaceDeclaration(specifier);
       else if (specifier.startsWith('.')) {
         const base = join(dirname(file), specifier.replace(/\.js$/, ''));
@@ -256,6 +286,9 @@ function copyDeclarations(typesDir, target, stageDir, packages) {
         const name = packageName(specifier);
         if (name) packages.add(name);
         return whole;
+      }
+      if (target.sdkPeer && sdkFiles.some((dir) => declaration.startsWith(dir))) {
+        throw new Error(`pack: ${target.dir}'s declarations reach ${declaration} (${file} imports ${specifier}): import the type through '${SDK}' (exporting it there if it is missing)`);
       }
       if (!seen.has(declaration)) {
         seen.add(declaration);
@@ -394,7 +427,9 @@ async function packOne(key, target, typesDir) {
   };
   if (packages.size > 0) manifest.dependencies = sorted(packages, inlinedSpec);
   if (Object.keys(optional).length > 0) manifest.optionalDependencies = sorted(Object.keys(optional), (name) => optional[name]);
-  if (peers.size > 0) manifest.peerDependencies = sorted(peers, (name) => `^${versionOf(name)}`);
+  if (target.sdkPeer) peers.add(SDK);
+  const peerSpec = (name) => (name === SDK ? readJson(join(WORKSPACES.get(SDK), 'package.json')).version : `^${versionOf(name)}`);
+  if (peers.size > 0) manifest.peerDependencies = sorted(peers, peerSpec);
   writeFileSync(join(stageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (target.shrinkwrap) writeFileSync(join(stageDir, 'npm-shrinkwrap.json'), `${JSON.stringify(shrinkwrap(manifest, inlined), null, 2)}\n`);
   writeFileSync(

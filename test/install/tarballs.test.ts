@@ -12,7 +12,9 @@ import { testRedisUrl, uniquePrefix, waitFor } from '@guardagent/testing';
 // the agent SDK alone (no Redis client, no native addon in its tree, types for TypeScript), then
 // the adapters, the MCP proxy and the CLI beside it; the installed CLI runs the stack (`guardagent
 // up`), a script guards tool calls through its gateway with the installed SDK, and `guardagent mcp`
-// answers over stdio. One project, installed once per step, serves every assertion.
+// answers over stdio. The adapters and the proxy take the SDK from the project (a peer): one copy
+// of it, so what they throw is the class the user imports. One project, installed once per step,
+// serves every assertion.
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -136,6 +138,48 @@ describe('the adapters, the MCP proxy and the CLI beside it', () => {
     expect(installed('ai') && installed('@openai/agents')).toBe(true);
   });
 
+  it('shares the project\'s one copy of the SDK: the adapters\' and the proxy\'s errors are the classes imported from @guardagent/client', async () => {
+    for (const name of ['ai-sdk', 'agents-openai', 'mcp-proxy']) {
+      const dir = join(project, 'node_modules', '@guardagent', name);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string> };
+      expect(manifest.peerDependencies?.['@guardagent/client'], name).toBe(VERSION);
+      expect(existsSync(join(dir, 'node_modules', '@guardagent', 'client')), name).toBe(false);
+      const bundle = readFileSync(join(dir, 'dist', 'index.js'), 'utf8');
+      expect(bundle, name).toContain('from "@guardagent/client"');
+      expect(bundle, name).not.toMatch(/class (GuardAgentError|GuardDeniedError|ValidationError|HttpTransport)\b/);
+    }
+    // No gateway needed: transports that fail. The ai-sdk tool wraps the failure in UnavailableError;
+    // the proxy's CallGuard reads a ValidationError the user's transport throws as a malformed call.
+    writeFileSync(
+      join(project, 'one-sdk.mjs'),
+      `import { GuardAgentError, UnavailableError, ValidationError, InMemoryHeldCalls, exitCodeOfError } from '@guardagent/client';
+import { guardTools } from '@guardagent/ai-sdk';
+import { CallGuard } from '@guardagent/mcp-proxy';
+import { tool } from 'ai';
+import { z } from 'zod';
+const results = {};
+const down = { check: async () => { throw new Error('no gateway here'); } };
+const tools = guardTools({ send: tool({ inputSchema: z.object({ to: z.string() }), execute: async ({ to }) => to }) }, { transport: down, policy: 'p', subject: { id: 'u-1' } });
+try {
+  await tools.send.execute({ to: 'friend' }, { toolCallId: 'c-1', messages: [] });
+  results.aiSdk = 'ran';
+} catch (error) {
+  results.aiSdk = { unavailable: error instanceof UnavailableError, guardAgentError: error instanceof GuardAgentError, exitCode: exitCodeOfError(error) };
+}
+const invalid = { check: async () => { throw new ValidationError('guard job', [{ path: 'output', message: 'too large' }]); } };
+const guard = new CallGuard({ transport: invalid, policy: 'p', subject: { id: 'u-1' }, heldCalls: new InMemoryHeldCalls() });
+const verdict = await guard.checkCall('send', { to: 'friend' }, { upstream: '', recentCalls: [] });
+results.mcpProxy = { outcome: verdict.outcome, reasons: verdict.reasons };
+console.log(JSON.stringify(results));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['one-sdk.mjs'], { cwd: project, env: baseEnv });
+    expect(JSON.parse(stdout)).toEqual({
+      aiSdk: { unavailable: true, guardAgentError: true, exitCode: 6 },
+      mcpProxy: { outcome: 'deny', reasons: ['the call is not a valid guard job: Invalid guard job: output: too large'] },
+    });
+  });
+
   it('types the adapters for a TypeScript project, with the SDK\'s transport and the frameworks\' own types', async () => {
     writeFileSync(
       join(project, 'typed-adapters.ts'),
@@ -204,9 +248,13 @@ describe('the adapters, the MCP proxy and the CLI beside it', () => {
     await waitFor(async () => (await fetch(`${gateway}/readyz`).catch(() => null))?.status === 200, 60_000, 'the gateway to be ready');
 
     // A compiled policy: its program runs in the sandbox's forked worker (isolated-vm), from the bundle.
+    // The SDK's HttpTransport goes into the ai-sdk adapter too, whose refusal is the SDK's GuardDeniedError.
     writeFileSync(
       join(project, 'agent.mjs'),
       `import { HttpTransport, GuardDeniedError, guardTool, exitCodeOfError } from '@guardagent/client';
+import { guardTools } from '@guardagent/ai-sdk';
+import { tool } from 'ai';
+import { z } from 'zod';
 const transport = new HttpTransport({ baseUrl: process.env.GATEWAY, apiKey: process.env.API_KEY });
 await transport.putPolicy({
   id: 'install-policy',
@@ -225,11 +273,29 @@ try {
   results.denied = error instanceof GuardDeniedError ? error.reasons : String(error);
   results.exitCode = exitCodeOfError(error);
 }
+const tools = guardTools(
+  { send: tool({ inputSchema: z.object({ to: z.string() }), execute: async ({ to }) => \`sent to \${to}\` }) },
+  { transport, policy: 'install-policy', subject: { id: 'u-1' } },
+);
+results.aiSdkAllowed = await tools.send.execute({ to: 'friend' }, { toolCallId: 'c-1', messages: [] });
+try {
+  await tools.send.execute({ to: 'stranger' }, { toolCallId: 'c-2', messages: [] });
+  results.aiSdkDenied = 'ran';
+} catch (error) {
+  results.aiSdkDenied = { instanceOf: error instanceof GuardDeniedError, reasons: error.reasons, exitCode: exitCodeOfError(error) };
+}
 console.log(JSON.stringify(results));
 `,
     );
     const { stdout } = await timed('agent script', () => run(process.execPath, ['agent.mjs'], { cwd: project, env: { ...baseEnv, GATEWAY: gateway, API_KEY: ADMIN } }));
-    expect(JSON.parse(stdout)).toEqual({ compiled: 'promoted', allowed: 'sent to friend', denied: ['no strangers'], exitCode: 1 });
+    expect(JSON.parse(stdout)).toEqual({
+      compiled: 'promoted',
+      allowed: 'sent to friend',
+      denied: ['no strangers'],
+      exitCode: 1,
+      aiSdkAllowed: 'sent to friend',
+      aiSdkDenied: { instanceOf: true, reasons: ['no strangers'], exitCode: 1 },
+    });
 
     child.kill('SIGTERM');
     expect(await exited, stderr).toBe(0);

@@ -1,6 +1,17 @@
 import { ToolGuardrailFunctionOutputFactory, defineToolInputGuardrail, type FunctionTool, type RunContext, type ToolInputGuardrailDefinition } from '@openai/agents';
-import { InMemoryHeldCalls, checkGuardedCall, type GuardTransport, type GuardedCallOutcome, type HeldCallInfo, type HeldCalls, type SubjectInput } from '@guardagent/client';
-import type { Decision, JsonObject, PolicyInput, TextOrJson } from '@guardagent/schemas';
+import {
+  InMemoryHeldCalls,
+  checkGuardedCall,
+  type Decision,
+  type GuardTransport,
+  type GuardedCallOutcome,
+  type HeldCallInfo,
+  type HeldCalls,
+  type JsonObject,
+  type PolicyInput,
+  type SubjectInput,
+  type TextOrJson,
+} from '@guardagent/client';
 
 export interface GuardToolInputOptions<C> {
   transport: GuardTransport;

@@ -1,6 +1,5 @@
 import type { RunContext, RunState, RunToolApprovalItem } from '@openai/agents';
-import type { ApprovalDecider, ApprovalReader, ApprovalView, HeldCall, HeldCalls, SubjectInput } from '@guardagent/client';
-import type { JsonObject } from '@guardagent/schemas';
+import type { ApprovalDecider, ApprovalReader, ApprovalView, HeldCall, HeldCalls, JsonObject, SubjectInput } from '@guardagent/client';
 
 /** What the interruption helpers need: the held calls the guarded tools keep, and who the run acts for. */
 export interface GuardInterruptionOptions<C> {

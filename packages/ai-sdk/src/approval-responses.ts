@@ -1,6 +1,5 @@
 import type { ToolApprovalResponse } from 'ai';
-import type { ApprovalDecider, ApprovalReader, ApprovalView, HeldCall, HeldCalls, SubjectInput } from '@guardagent/client';
-import type { JsonObject } from '@guardagent/schemas';
+import type { ApprovalDecider, ApprovalReader, ApprovalView, HeldCall, HeldCalls, JsonObject, SubjectInput } from '@guardagent/client';
 
 /** A tool approval request as a result's `content` carries it (in messages, its tool call is a part of its own). */
 export interface ApprovalRequestPart {

@@ -1,7 +1,21 @@
 import type { ModelMessage, ToolExecutionOptions, ToolSet } from 'ai';
-import { InMemoryHeldCalls, checkGuardedCall, type GuardTransport, type GuardedCallOutcome, type HeldCalls, type SubjectInput } from '@guardagent/client';
-import { GuardDeniedError, GuardPendingError, UnavailableError } from '@guardagent/errors';
-import type { Decision, JsonObject, PolicyInput, TextOrJson } from '@guardagent/schemas';
+// Errors and types through the SDK's entry: the packed adapter leaves `@guardagent/client` to the
+// user's project (a peer), so what it throws is the class the user imports from there.
+import {
+  GuardDeniedError,
+  GuardPendingError,
+  InMemoryHeldCalls,
+  UnavailableError,
+  checkGuardedCall,
+  type Decision,
+  type GuardTransport,
+  type GuardedCallOutcome,
+  type HeldCalls,
+  type JsonObject,
+  type PolicyInput,
+  type SubjectInput,
+  type TextOrJson,
+} from '@guardagent/client';
 
 /** What the SDK tells a tool about one call (its execute options; `needsApproval` gets all but the abort signal). */
 type CallInfo = Pick<ToolExecutionOptions, 'toolCallId' | 'messages'> & Partial<ToolExecutionOptions>;

@@ -44,4 +44,6 @@ export {
   DecisionLostError,
   type FieldIssue,
 } from '@guardagent/errors';
-export type { Decision, GuardJobInput, PolicyInput, Policy, Subject, JsonObject, TextOrJson, CompileResult } from '@guardagent/schemas';
+export type { Decision, GuardJobInput, PolicyInput, Policy, Subject, JsonObject, TextOrJson, CompileResult, PiiKind } from '@guardagent/schemas';
+// The largest text a guard job carries (a longer one is refused).
+export { MAX_TEXT_CHARS } from '@guardagent/schemas';

@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JsonObject } from '@guardagent/schemas';
+import type { JsonObject } from '@guardagent/client';
 import type { CallContext, CallGuard, CallVerdict } from './call-guard';
 
 export interface ApprovalWaitOptions {

@@ -1,6 +1,20 @@
-import { checkGuardedCall, type AdmitJobs, type CheckOptions, type HeldCalls, type SubjectInput } from '@guardagent/client';
-import { GuardAgentError, QuotaExceededError, ValidationError } from '@guardagent/errors';
-import { MAX_TEXT_CHARS, type Decision, type GuardJobInput, type JsonObject, type PolicyInput } from '@guardagent/schemas';
+// Errors and the SDK's types through its entry: the packed proxy leaves `@guardagent/client` to the
+// user's project (a peer), so the errors a transport throws are the classes tested here.
+import {
+  GuardAgentError,
+  MAX_TEXT_CHARS,
+  QuotaExceededError,
+  ValidationError,
+  checkGuardedCall,
+  type AdmitJobs,
+  type CheckOptions,
+  type Decision,
+  type GuardJobInput,
+  type HeldCalls,
+  type JsonObject,
+  type PolicyInput,
+  type SubjectInput,
+} from '@guardagent/client';
 import type { InputFilters } from './inspect-fields';
 
 /** What the proxy knows of the conversation around a call (it never sees the model's messages). */

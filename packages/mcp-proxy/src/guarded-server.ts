@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject } from '@guardagent/schemas';
+import type { JsonObject } from '@guardagent/client';
 import { offerToWaitForApproval, type ApprovalWaitOptions } from './approval-wait';
 import type { CallGuard } from './call-guard';
 import { deniedResult, heldResult, upstreamErrorResult, withheldErrorResult, withheldResult } from './refusal-result';

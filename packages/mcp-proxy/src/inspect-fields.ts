@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { detectInjection, detectPii } from '@guardagent/rails/detectors';
-import type { JsonObject, PiiKind } from '@guardagent/schemas';
+import type { JsonObject, PiiKind } from '@guardagent/client';
 import type { CallGuard } from './call-guard';
 import type { TextField } from './text-fields';
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Decision } from '@guardagent/schemas';
+import type { Decision } from '@guardagent/client';
 
 const META_KEY = 'guardagent/decision';
 

@@ -1,4 +1,4 @@
-import { MAX_TEXT_CHARS } from '@guardagent/schemas';
+import { MAX_TEXT_CHARS } from '@guardagent/client';
 
 /** Deeper JSON than this (counted from the result or tool) is not inspected: the whole is refused. */
 export const MAX_FIELD_DEPTH = 32;

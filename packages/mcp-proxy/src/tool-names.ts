@@ -1,4 +1,4 @@
-import { ConfigError } from '@guardagent/errors';
+import { ConfigError } from '@guardagent/client';
 
 /** Between an upstream's name and its tool's name in the name the client sees. */
 export const UPSTREAM_SEPARATOR = '__';

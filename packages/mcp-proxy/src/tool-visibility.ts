@@ -1,4 +1,4 @@
-import type { Policy } from '@guardagent/schemas';
+import type { Policy } from '@guardagent/client';
 
 /** What `tools/list` may show a subject. */
 export type ToolVisibility = (exposedName: string) => boolean;
