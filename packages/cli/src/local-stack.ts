@@ -1,6 +1,6 @@
 import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
-import { createRuntime, jsonLogger, reportRedisSettings, silentLogger, type Runtime } from '@guardagent/pipeline';
+import type { Runtime } from '@guardagent/pipeline';
 import { QueueTransport } from '@guardagent/client/queue';
 import type { Stage } from '@guardagent/queue';
 import type { Llm } from '@guardagent/llm';
@@ -43,11 +43,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const config: GuardConfig = { ...baseConfig, redisUrl };
   // The operator's own Redis: say what in its settings weakens the guarantees (the private one
   // is throw-away by design).
-  if (!privateRedis && options.verbose) await reportRedisSettings(redisUrl, jsonLogger({ pid: process.pid }));
+  if (!privateRedis && options.verbose) {
+    const { jsonLogger, reportRedisSettings } = await import('@guardagent/pipeline');
+    await reportRedisSettings(redisUrl, jsonLogger({ pid: process.pid }));
+  }
   const telemetry: TelemetryHandle = initTelemetry({ serviceName: options.serviceName ?? 'guardagent' });
   const stages = options.stages ?? undefined;
   let runtime: Runtime | null = null;
   if (!stages || stages.length > 0) {
+    // The worker runtime (the sandbox host, toolbox data, isolated-vm's loader) only when workers
+    // run here: `guardagent mcp --remote` and other clients of a running stack start without it.
+    const { createRuntime, jsonLogger, silentLogger } = await import('@guardagent/pipeline');
     runtime = await createRuntime(config, {
       logger: options.verbose ? jsonLogger({ pid: process.pid }) : silentLogger,
       ...(options.llm !== undefined ? { llm: options.llm } : {}),
