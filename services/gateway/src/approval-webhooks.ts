@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { WEBHOOK_HEADERS, signWebhook } from '@guardagent/client';
+import { WEBHOOK_HEADERS, approvalViewOf, signWebhook } from '@guardagent/client';
 import { errorMessage } from '@guardagent/errors';
 import type { Logger } from '@guardagent/pipeline';
 import { RedisScript, keys } from '@guardagent/queue';
@@ -41,25 +41,14 @@ export class TenantWebhooks {
   }
 }
 
-/** The JSON body POSTed for a held call (`type: approval.pending`). Never the token. */
+/**
+ * The JSON body POSTed for a held call (`type: approval.pending`): the API's view of it
+ * (approvalViewOf) without its status, which is always pending here, and links. Never the token.
+ */
 function approvalEvent(record: ApprovalRecord, now: number): Record<string, unknown> {
   const path = `/v1/approvals/${record.id}`;
-  return {
-    type: 'approval.pending',
-    id: record.id,
-    tenant: record.tenant,
-    policy: record.policyId,
-    tool: record.tool,
-    args: record.args,
-    subject: record.subjectId,
-    reasons: record.reasons,
-    rules: record.rules,
-    ...(record.decisionId ? { decisionId: record.decisionId } : {}),
-    createdAt: record.createdAt,
-    expiresAt: record.expiresAt,
-    expiresInSeconds: Math.max(0, Math.floor((Date.parse(record.expiresAt) - now) / 1000)),
-    links: { view: path, approve: `${path}/approve`, reject: `${path}/reject` },
-  };
+  const { status: _pending, ...view } = approvalViewOf(record, now);
+  return { type: 'approval.pending', ...view, links: { view: path, approve: `${path}/approve`, reject: `${path}/reject` } };
 }
 
 // Takes up to ARGV[3] webhooks due by ARGV[1], leases each until ARGV[2] (a dispatcher that dies
