@@ -21,6 +21,7 @@ import { runBatchBench } from './sections/batch';
 import { runCluster } from './sections/cluster';
 import { runDecisionLog } from './sections/decision-log';
 import { runStartTime } from './sections/start-time';
+import { runHops } from './sections/hops';
 
 /**
  * `npm run bench [-- --json]`: every number of docs/performance.md from one run on this machine.
@@ -83,6 +84,9 @@ try {
   if (wants('decision-log')) {
     Object.assign(results, await runDecisionLog({ redisUrl, prefix: prefix('decision-log'), workload, serialSamples: scaled(500, 50), burstJobs: scaled(5000, 500), workDir }));
   }
+  if (wants('hops')) {
+    Object.assign(results, await runHops({ redisUrl, prefix: prefix('hops'), workload, warmup: scaled(300, 50), samples: scaled(500, 100), burstInFlight: 200, workDir }));
+  }
   if (wants('sandbox')) Object.assign(results, await runSandbox(workload, scaled(5000, 500)));
   if (wants('per-request')) Object.assign(results, await runPerRequest({ redisUrl, prefix: prefix('per-request'), samples: scaled(30, 10) }));
   if (wants('rails')) Object.assign(results, await runRails({ redisUrl, prefix: prefix('rails'), samples: scaled(1000, 100), workDir }));
@@ -99,10 +103,17 @@ try {
     results.redis_us_per_check = burst1.cpu.usPerItem.redis;
     results.redis_ceiling_checks_per_s = Math.round(1e6 / burst1.cpu.usPerItem.redis);
     if (typeof results.raw_hop_throughput === 'number') results.chunked_vs_raw_throughput = round(burst1.throughput / results.raw_hop_throughput, 3);
-    if (typeof results.raw_hop_p50_ms === 'number' && typeof results.compiled_p50_ms === 'number') {
-      results.compiled_p50_vs_raw_hop = round(results.compiled_p50_ms / results.raw_hop_p50_ms, 3);
-    }
   }
+  // Issue 39's ratios, each from this one run: a lone check against the bare hop, one executor's
+  // burst against the hop's, the sandboxed program against the same code as plain JavaScript.
+  const ratio = (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? round(a / b, 3) : undefined);
+  const ratios = {
+    compiled_p50_vs_raw_hop: ratio(results.compiled_p50_ms, results.raw_hop_p50_ms),
+    compiled_p99_vs_raw_hop: ratio(results.compiled_p99_ms, results.raw_hop_p99_ms),
+    compiled_throughput_vs_raw_hop: ratio(results.compiled_throughput, results.raw_hop_throughput),
+    sandbox_vs_native: ratio(results.sandbox_run_us, results.native_run_us),
+  };
+  for (const [key, value] of Object.entries(ratios)) if (value !== undefined) results[key] = value;
   if (typeof results.compiled_throughput === 'number' && typeof results.compiled_throughput_2x === 'number') {
     results.scaling_2x = round(results.compiled_throughput_2x / results.compiled_throughput, 3);
   }

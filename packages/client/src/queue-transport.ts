@@ -106,6 +106,8 @@ export class QueueTransport implements GuardTransport, ApprovalReader, ApprovalD
   readonly tenant: string;
   readonly prefix: string;
   private readonly policyCache = new LRUCache<string, { registered: ResolvedPolicy; at: number }>({ max: 10_000 });
+  /** Reads of a policy id in flight (see resolvePolicy). */
+  private readonly policyLookups = new Map<string, Promise<ResolvedPolicy>>();
   private queueEvents: QueueEvents | null = null;
   private queueEventsConnection: Redis | null = null;
   private readonly closing = new AbortController();
@@ -209,6 +211,7 @@ export class QueueTransport implements GuardTransport, ApprovalReader, ApprovalD
     const policy = parseOrThrow(PolicySchema, input, 'policy');
     const registered = await this.policies.put(this.tenant, policy);
     this.policyCache.delete(policy.id);
+    this.policyLookups.delete(policy.id);
     return { id: policy.id, version: policy.version, digest: registered.digest };
   }
 
@@ -490,12 +493,26 @@ export class QueueTransport implements GuardTransport, ApprovalReader, ApprovalD
   /** The policy a job names (its current version), with the id's shadow version if it has one. */
   private async resolvePolicy(job: GuardJob): Promise<ResolvedPolicy> {
     if (typeof job.policy !== 'string') return { ...(await this.policies.storeSnapshot(this.tenant, job.policy)), shadow: null };
-    const cached = this.policyCache.get(job.policy);
+    const id = job.policy;
+    const cached = this.policyCache.get(id);
     if (cached && Date.now() - cached.at < this.options.policyCacheMs) return cached.registered;
-    const [current, shadow] = await Promise.all([this.policies.get(this.tenant, job.policy), this.policies.getShadow(this.tenant, job.policy)]);
-    const registered = { ...current, shadow };
-    this.policyCache.set(job.policy, { registered, at: Date.now() });
-    return registered;
+    // One read per id at a time: when the cached entry expires under a burst, the checks in
+    // flight share one read (and one parse) instead of each sending its own.
+    let lookup = this.policyLookups.get(id);
+    if (!lookup) {
+      lookup = Promise.all([this.policies.get(this.tenant, id), this.policies.getShadow(this.tenant, id)]).then(([current, shadow]) => {
+        const registered = { ...current, shadow };
+        // Not when the policy was put meanwhile (forgetPolicy): this read may predate the put.
+        if (this.policyLookups.get(id) === lookup) this.policyCache.set(id, { registered, at: Date.now() });
+        return registered;
+      });
+      const settle = () => {
+        if (this.policyLookups.get(id) === lookup) this.policyLookups.delete(id);
+      };
+      lookup.then(settle, settle);
+      this.policyLookups.set(id, lookup);
+    }
+    return lookup;
   }
 
   private newState(id: string, job: GuardJob, registered: ResolvedPolicy, replyTo: string | null, batchId: string | null, submittedAt: number, replayId: string | null = null): PipelineState {

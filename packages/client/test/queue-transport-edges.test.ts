@@ -115,4 +115,35 @@ describe('QueueTransport at the edges', () => {
     for (let i = 0; i < 100 && (await eventConnections()) > before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await eventConnections()).toBe(before);
   });
+
+  it('checks in flight when the cached policy expires share one read of it; a put meanwhile is not overwritten by that read', async () => {
+    prefix = uniquePrefix('edges');
+    // policyCacheMs 0: every check finds the cache expired, as a burst does once a second.
+    client = await QueueTransport.connect({ redisUrl: testRedisUrl(), prefix, policyCacheMs: 0 });
+    await client.putPolicy(policy);
+    const monitor = await new Redis(testRedisUrl()).monitor();
+    const policyReads: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (String(args[0]).toLowerCase() === 'get' && String(args[1]) === keys(prefix).policyCurrent('default', 'p')) policyReads.push(String(args[1]));
+    });
+    try {
+      await redis.ping(); // the monitor is live once a later command is seen through it
+      const submitted = await Promise.all(Array.from({ length: 50 }, (_, i) => client.submit({ policy: 'p', input: `x${i}` })));
+      expect(submitted).toHaveLength(50);
+      await client.submit({ policy: 'p', input: 'after' });
+      // Wait until the monitor has seen the last submit's read, then count: one for the 50, one after.
+      for (let i = 0; i < 200 && policyReads.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(policyReads.length).toBe(2);
+    } finally {
+      monitor.disconnect();
+    }
+    // A put while a read is in flight: the checks after the put carry the new version.
+    const inFlight = client.submit({ policy: 'p', input: 'racing' });
+    await client.putPolicy({ ...policy, version: '2', program: 'return { deny: true, reasons: ["v2"] };' });
+    await inFlight;
+    const { id } = await client.submit({ policy: 'p', input: 'later' });
+    const job = JSON.parse((await redis.hget(`${prefix}:executor:${id}`, 'data')) ?? 'null') as { state?: { policy?: { version?: string } } } | null;
+    expect(job?.state?.policy?.version).toBe('2');
+  });
 });
+

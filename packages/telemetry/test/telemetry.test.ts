@@ -45,6 +45,30 @@ describe('initTelemetry', () => {
   });
 });
 
+describe('span times', () => {
+  it('a span starts and ends to the microsecond on the epoch clock (spans of two processes can be laid end to end)', async () => {
+    const epoch = () => performance.timeOrigin + performance.now();
+    const spans: Array<{ before: number; inside: number; after: number }> = [];
+    for (let i = 0; i < 20; i++) {
+      const before = epoch();
+      let inside = 0;
+      await withSpan(`timed-${i}`, {}, async () => {
+        inside = epoch();
+      });
+      spans.push({ before, inside, after: epoch() });
+    }
+    // Started at Date.now() (whole ms), most of these would start before `before`.
+    const ms = ([seconds, nanos]: [number, number]) => seconds * 1000 + nanos / 1e6;
+    spans.forEach(({ before, inside, after }, i) => {
+      const span = finished(`timed-${i}`);
+      expect(ms(span.startTime)).toBeGreaterThanOrEqual(before - 0.001);
+      expect(ms(span.startTime)).toBeLessThanOrEqual(inside + 0.001);
+      expect(ms(span.endTime)).toBeGreaterThanOrEqual(inside - 0.001);
+      expect(ms(span.endTime)).toBeLessThanOrEqual(after + 0.001);
+    });
+  });
+});
+
 describe('propagation across a queue hop', () => {
   it('a span extracted from an injected carrier is a child in the same trace', async () => {
     const tracer = getTracer('producer');
