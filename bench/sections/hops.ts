@@ -30,6 +30,8 @@ export interface HopsTable {
 }
 
 export interface HopsResult {
+  /** What each row covers. */
+  hops_legend: Readonly<Record<HopName, string>>;
   hops_idle: HopsTable;
   hops_under_burst: HopsTable & { burst_checks: number };
 }
@@ -51,7 +53,6 @@ const HOPS = {
   store_reply: 'the store script sent → its reply back in the executor (not on the client path: Redis answers both at once)',
 } as const;
 type HopName = keyof typeof HOPS;
-export const HOP_DESCRIPTIONS: Readonly<Record<HopName, string>> = HOPS;
 
 interface Span {
   traceId: string;
@@ -204,7 +205,7 @@ export async function runHops(o: HopsOptions): Promise<HopsResult> {
     const deadline = Date.now() + 10_000;
     while (!allTraced() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
 
-    const result: HopsResult = { hops_idle: table(idle, receiver.byTrace), hops_under_burst: { ...table(loaded, receiver.byTrace), burst_checks: burstChecks } };
+    const result: HopsResult = { hops_legend: HOPS, hops_idle: table(idle, receiver.byTrace), hops_under_burst: { ...table(loaded, receiver.byTrace), burst_checks: burstChecks } };
     const line = (t: HopsTable) => Object.entries(t.hops).map(([k, v]) => `${k} ${v.p50}`).join(', ');
     log(`hops, idle (p50 ms): ${line(result.hops_idle)}`);
     log(`hops, under a burst of ${o.burstInFlight} in flight (p50 ms): ${line(result.hops_under_burst)}`);
