@@ -1,3 +1,4 @@
+import { codeAt } from './code-at';
 import { confusablesMap } from 'confusables';
 
 /**
@@ -85,7 +86,7 @@ function foldCodePoints(input: string, confusables: boolean, lowerCase: boolean)
   let text = '';
   let runStart = 0;
   for (let at = 0; at < input.length; ) {
-    const code = input.charCodeAt(at);
+    const code = codeAt(input, at);
     if (code < 0x80) {
       at += 1;
       continue;
@@ -127,7 +128,7 @@ const LEET_CANDIDATE = /[013457@$!|]/;
 export function readLeetspeak(text: string): string {
   if (!LEET_CANDIDATE.test(text)) return text;
   const isLetter = (i: number): boolean => {
-    const code = text.charCodeAt(i);
+    const code = codeAt(text, i);
     if (Number.isNaN(code)) return false;
     if ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) return true;
     return code >= 0x80 && LETTER.test(text[i]);
