@@ -1,4 +1,3 @@
-import { codeAt } from '../text/code-at';
 import { cipherByLetters, decodings } from '../text/decodings';
 import { spelledReadings } from '../text/join-spelled-letters';
 import { readSlips, slipIndex } from '../text/keyboard-slips';
@@ -9,6 +8,9 @@ import { PHRASE_PATTERNS, SIGNAL_WEIGHTS } from './injection-patterns';
 import { CUE } from './intent-lexicon';
 import { intentSignals } from './intent-rules';
 import { buildLexicon, isUnspaced, newScan, sawAnchor, scanText, type Lexicon, type Scan } from './intent-scan';
+
+/** `charCodeAt.call(s, i)` rather than `s.charCodeAt(i)`: see intent-scan's charCodeAt (why it stays fast). */
+const charCodeAt = String.prototype.charCodeAt;
 
 export interface InjectionResult {
   /** 0..1; compare with the policy's threshold. */
@@ -71,7 +73,7 @@ const LEET_INSIDE_WORD = /[a-z][013457][a-z]/;
 /** How many characters differ between a line and its leet reading (same length), counted up to MIN_LEET_CHANGES. */
 function leetChanges(line: string, read: string): number {
   let n = 0;
-  for (let i = 0; i < line.length && n < MIN_LEET_CHANGES; i++) if (codeAt(line, i) !== codeAt(read, i)) n++;
+  for (let i = 0; i < line.length && n < MIN_LEET_CHANGES; i++) if (charCodeAt.call(line, i) !== charCodeAt.call(read, i)) n++;
   return n;
 }
 
@@ -251,9 +253,9 @@ function joinCells(cells: readonly string[]): string {
   let last = -1;
   for (const cell of cells) {
     if (!cell) continue;
-    if (last >= 0 && !(isUnspaced(last) && isUnspaced(codeAt(cell, 0)))) parts.push(' ');
+    if (last >= 0 && !(isUnspaced(last) && isUnspaced(charCodeAt.call(cell, 0)))) parts.push(' ');
     parts.push(cell);
-    last = codeAt(cell, cell.length - 1);
+    last = charCodeAt.call(cell, cell.length - 1);
   }
   return parts.join('');
 }
@@ -324,7 +326,7 @@ function hiddenTagText(text: string): string | null {
   TAG_CHAR.lastIndex = 0;
   for (let m = TAG_CHAR.exec(outsideFlags); m !== null; m = TAG_CHAR.exec(outsideFlags)) {
     found = true;
-    const code = codeAt(m[0], 1) - 0xdc00;
+    const code = charCodeAt.call(m[0], 1) - 0xdc00;
     if (code >= 0x20 && code <= 0x7e) decoded += String.fromCharCode(code);
   }
   return found ? decoded : null;
@@ -358,7 +360,7 @@ function hasTokenFlood(text: string): boolean {
   const tokens: string[] = [];
   let start = -1;
   for (let i = 0; i <= text.length && tokens.length < FLOOD_MAX_TOKENS; i++) {
-    const blank = i === text.length || codeAt(text, i) <= 32;
+    const blank = i === text.length || charCodeAt.call(text, i) <= 32;
     if (!blank && start < 0) start = i;
     else if (blank && start >= 0) {
       tokens.push(text.slice(start, i));
@@ -410,7 +412,7 @@ const MIN_BACKWARDS_CHARS = 16;
  * Letter pairs that Latin-script languages write one way round far more than the other ("th",
  * "qu", "ch", "ng"…; as codes, first * 32 + second): in reversed text the other way round wins.
  */
-const ONE_WAY_PAIRS = ['th', 'he', 'qu', 'ch', 'sh', 'ng', 'nd', 'wh', 'ck', 'gh', 'sc', 'ou'].map((p) => (codeAt(p, 0) - 96) * 32 + (codeAt(p, 1) - 96));
+const ONE_WAY_PAIRS = ['th', 'he', 'qu', 'ch', 'sh', 'ng', 'nd', 'wh', 'ck', 'gh', 'sc', 'ou'].map((p) => (charCodeAt.call(p, 0) - 96) * 32 + (charCodeAt.call(p, 1) - 96));
 const ONE_WAY = new Array<number>(32 * 32).fill(0);
 for (const p of ONE_WAY_PAIRS) {
   ONE_WAY[p] = 1;
@@ -422,7 +424,7 @@ function mostlyOtherScripts(folded: string): boolean {
   let ascii = 0;
   let other = 0;
   for (let i = 0; i < folded.length; i++) {
-    const c = codeAt(folded, i);
+    const c = charCodeAt.call(folded, i);
     if (c >= 97 && c <= 122) ascii++;
     else if (c >= 0x370) other++;
   }
@@ -434,8 +436,8 @@ function pairsRunBackwards(folded: string): boolean {
   let forwards = 0;
   let backwards = 0;
   for (let i = 1; i < folded.length; i++) {
-    const a = codeAt(folded, i - 1) - 96;
-    const b = codeAt(folded, i) - 96;
+    const a = charCodeAt.call(folded, i - 1) - 96;
+    const b = charCodeAt.call(folded, i) - 96;
     if (a < 1 || a > 26 || b < 1 || b > 26) continue;
     const kind = ONE_WAY[a * 32 + b];
     if (kind === 1) forwards++;
