@@ -737,13 +737,11 @@ export function cipherByLetters(letters: ArrayLike<number>): CipherName | null {
   let total = 0;
   for (let k = 0; k < 26; k++) total += letters[k]!;
   if (total < MIN_CIPHER_LETTERS) return null;
-  // Where the vowels of plain text are after a shift `by` (0: as written).
-  const vowelsAt = (by: number) => letters[by % 26]! + letters[(4 + by) % 26]! + letters[(8 + by) % 26]! + letters[(14 + by) % 26]! + letters[(20 + by) % 26]!;
-  if (vowelsAt(0) >= PLAIN_VOWEL_SHARE * total) return null;
+  if (vowelsAt(letters, 0) >= PLAIN_VOWEL_SHARE * total) return null;
   let best: CipherName | null = null;
   let bestCount = CIPHER_VOWEL_SHARE * total;
   for (let by = 1; by < 26; by++) {
-    const at = vowelsAt(by);
+    const at = vowelsAt(letters, by);
     if (at > bestCount) {
       bestCount = at;
       best = `rot${by}`;
@@ -751,6 +749,10 @@ export function cipherByLetters(letters: ArrayLike<number>): CipherName | null {
   }
   if (letters[25]! + letters[21]! + letters[17]! + letters[11]! + letters[5]! > bestCount) best = 'atbash';
   return best;
+}
+/** How many letters stand where the vowels of plain text are after a shift `by` (0: as written). */
+function vowelsAt(letters: ArrayLike<number>, by: number): number {
+  return letters[by % 26]! + letters[(4 + by) % 26]! + letters[(8 + by) % 26]! + letters[(14 + by) % 26]! + letters[(20 + by) % 26]!;
 }
 /** Vowel shares: plain text has at least the first (English about 0.38, Polish and Czech about 0.33), a deciphering must reach the second. */
 const PLAIN_VOWEL_SHARE = 0.26;
@@ -818,23 +820,26 @@ function mayHaveRuns(text: string): boolean {
 
 /** The decodings of one text (not nested), each gated. */
 function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs?: boolean): Piece[] {
-  let out: Piece[] | null = null;
-  const keep = (p: Piece | null) => {
-    if (p === null || p.text.length === 0 || p.text === text) return;
-    out ??= [];
-    out.push(p);
-  };
-  keep(percentDecode(text, spans));
-  keep(htmlDecode(text, spans));
-  keep(escapesDecode(text, spans));
+  // No closure to collect them: one made per call costs more than the gates on most texts.
+  let out = keep(NOTHING, text, percentDecode(text, spans));
+  out = keep(out, text, htmlDecode(text, spans));
+  out = keep(out, text, escapesDecode(text, spans));
   if (runs ?? mayHaveRuns(text)) {
-    for (const p of hexRuns(text, spans)) keep(p);
-    for (const p of base64Runs(text, spans)) keep(p);
+    for (const p of hexRuns(text, spans)) out = keep(out, text, p);
+    for (const p of base64Runs(text, spans)) out = keep(out, text, p);
   }
-  for (const cipher of ciphers ?? likelyCiphers(text)) keep(decipher(text, cipher, spans));
-  return out ?? NOTHING;
+  for (const cipher of ciphers ?? likelyCiphers(text)) out = keep(out, text, decipher(text, cipher, spans));
+  return out;
 }
 const NOTHING: Piece[] = [];
+
+/** `out` with `p` added when it reveals something (a new array in place of NOTHING). */
+function keep(out: Piece[], text: string, p: Piece | null): Piece[] {
+  if (p === null || p.text.length === 0 || p.text === text) return out;
+  if (out === NOTHING) return [p];
+  out.push(p);
+  return out;
+}
 
 /**
  * What `text` reveals through its decodings, nested up to `maxDepth` deep ("base64>percent"),
@@ -844,8 +849,10 @@ const NOTHING: Piece[] = [];
  * per character of `text` (plus DECODE_SLACK).
  */
 export function decodings(text: string, options: DecodeOptions = {}): DecodedText[] {
-  const maxDepth = options.maxDepth ?? MAX_DEPTH;
   const spans = options.spans === true;
+  const first = decodeOnce(text, spans, options.ciphers, options.runs);
+  if (first.length === 0) return [];
+  const maxDepth = options.maxDepth ?? MAX_DEPTH;
   let budget = BUDGET_PER_CHAR * text.length + DECODE_SLACK;
   const found: DecodedText[] = [];
   const queue: Array<{ piece: DecodedText; depth: number }> = [];
@@ -882,7 +889,7 @@ export function decodings(text: string, options: DecodeOptions = {}): DecodedTex
     found.push(placed);
     if (depth < maxDepth) queue.push({ piece: placed, depth });
   };
-  for (const p of decodeOnce(text, spans, options.ciphers, options.runs)) place(p, null, 1);
+  for (const p of first) place(p, null, 1);
   for (let q = 0; q < queue.length; q++) {
     const { piece, depth } = queue[q]!;
     // A text is not deciphered twice the same way (reversed twice is the text again).
