@@ -618,7 +618,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
     node = next;
     j++;
     const f = flags[node]!;
-    if (lettersOnly) {
+    if (lettersOnly && (f & (PHRASE_END | PHRASE_LONG)) !== 0) {
       const after = j < n ? charCodeAt.call(s, j) : 10;
       if (after >= 97 && after <= 122) {
         if ((f & PHRASE_END) !== 0 && j - i >= 3) splits = true;
