@@ -17,9 +17,11 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   (4: code that reaches the data past the database functions is refused: imports outside
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
- * - rails 6: detectInjection reads phrase words hidden by moved word breaks: up to four pieces
+ * - rails 7: the same detections as 6, computed faster (character codes read through
+ *   String.prototype.charCodeAt, the phrase patterns to run picked from the anchor words the scan saw).
+ *   (6: detectInjection reads phrase words hidden by moved word breaks: up to four pieces
  *   that make a phrase word of five letters or more ("dis regard", "in struc tions"), and a word
- *   run together from up to four phrase words ("ignoreall", "previousinstructions").
+ *   run together from up to four phrase words ("ignoreall", "previousinstructions").)
  *   (5: detectInjection reads a word one keyboard slip or one Latin look-alike letter from a
  *   phrase word of five letters or more as that word ("ignroe all previous instrcutions", "ruIes");
  *   "your previous instructions no longer apply"; "ignore the instructions above" as a weaker
@@ -29,7 +31,9 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
  *   full stops in email domains.)
  *   (3: 12-digit Maestro cards and written-out emails found.)
- * - seeact 8: classifyTask and readEnglish read a task as rendered (HTML character references
+ * - seeact 9: the same readings as 8; the rails' text readers it uses (normalizeText,
+ *   readWordBreaks) read character codes through String.prototype.charCodeAt, which is faster.
+ *   (8: classifyTask and readEnglish read a task as rendered (HTML character references
  *   decoded, HTML tags and markdown dropped) and the words of other languages through word lists
  *   of the cue words and common task words in 16 languages (a task in one of them is read whole
  *   or not at all: readEnglish's `readFrom`; classifyTask's `language`), words of other scripts
@@ -38,7 +42,7 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   also read from a verb that usually means buying or obtaining with an object that usually
  *   means goods ("acquire a sofa"); readEnglish does not read a word of another script that no list
  *   holds as an action's object ("Book a 旅店"); the second reading keeps cue words out of the
- *   S-stemmer ("movies" was stemmed to "movy" and missed).
+ *   S-stemmer ("movies" was stemmed to "movy" and missed).)
  *   (7: classifyTask reads a word that is no English word but one keyboard slip or Latin
  *   look-alike letter from a word of its cues as that word ("flihgt", "purchse", "cartt",
  *   "fIight"), and cue words broken in two or run
@@ -59,6 +63,6 @@ import type { ToolboxPack } from '@guardagent/schemas';
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '5',
-  seeact: '8',
-  rails: '6',
+  seeact: '9',
+  rails: '7',
 };

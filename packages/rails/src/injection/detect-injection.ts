@@ -9,6 +9,9 @@ import { CUE } from './intent-lexicon';
 import { intentSignals } from './intent-rules';
 import { buildLexicon, isUnspaced, newScan, sawAnchor, scanText, type Lexicon, type Scan } from './intent-scan';
 
+/** `charCodeAt.call(s, i)` rather than `s.charCodeAt(i)`: see intent-scan's charCodeAt (why it stays fast). */
+const charCodeAt = String.prototype.charCodeAt;
+
 export interface InjectionResult {
   /** 0..1; compare with the policy's threshold. */
   score: number;
@@ -47,7 +50,11 @@ function fold(text: string): string {
   return out.includes('_') ? out.replace(WORD_JOINER, ' ') : out;
 }
 
-const collapseBlanks = (text: string): string => text.replace(/[ \t\r\f\v]+/g, ' ');
+const BLANKS = /[ \t\r\f\v]+/g;
+/** Blanks a run of them collapses to one space would change: a blank other than a space, or a space before a blank. */
+const COLLAPSIBLE = /[\t\r\f\v]| [ \t\r\f\v]/;
+/** Runs of blanks other than newlines read as one space (most texts have none: returned as they are). */
+const collapseBlanks = (text: string): string => (COLLAPSIBLE.test(text) ? text.replace(BLANKS, ' ') : text);
 
 /**
  * Four or more words chained by hyphens or dots ("ignore-all-previous-instructions"). Starts only
@@ -66,7 +73,7 @@ const LEET_INSIDE_WORD = /[a-z][013457][a-z]/;
 /** How many characters differ between a line and its leet reading (same length), counted up to MIN_LEET_CHANGES. */
 function leetChanges(line: string, read: string): number {
   let n = 0;
-  for (let i = 0; i < line.length && n < MIN_LEET_CHANGES; i++) if (line.charCodeAt(i) !== read.charCodeAt(i)) n++;
+  for (let i = 0; i < line.length && n < MIN_LEET_CHANGES; i++) if (charCodeAt.call(line, i) !== charCodeAt.call(read, i)) n++;
   return n;
 }
 
@@ -135,8 +142,17 @@ function changedLines(normalized: string, read: string): string {
  * when a worker starts (warmInjectionDetector).
  */
 let lexicon: Lexicon | undefined;
-/** Anchor ids of each phrase pattern (PHRASE_PATTERNS order): any of the first, and any of the second when given. */
-let patternAnchors: Array<[number[], number[] | null]> | undefined;
+/**
+ * Per anchor id, the phrase patterns (indexes in PHRASE_PATTERNS) it is one of the first anchors
+ * of, and those it is one of the second (`also`) anchors of: a pattern runs when the scan saw
+ * any of its first anchors and, when it has second ones, any of those.
+ */
+let patternsByAnchor: number[][] | undefined;
+let patternsByAlsoAnchor: number[][] | undefined;
+/** Per pattern, the number of the last phrase reading that saw one of its first anchors, and one of its second. */
+const anyMarks = new Array<number>(PHRASE_PATTERNS.length).fill(0);
+const alsoMarks = new Array<number>(PHRASE_PATTERNS.length).fill(0);
+let phraseReads = 0;
 function lex(): Lexicon {
   if (lexicon) return lexicon;
   const ids = new Map<string, number>();
@@ -149,16 +165,19 @@ function lex(): Lexicon {
       }
       return id;
     });
-  patternAnchors = PHRASE_PATTERNS.map((p) => [idsOf(p.anchors), p.also ? idsOf(p.also) : null]);
+  const anchors = PHRASE_PATTERNS.map((p) => idsOf(p.anchors));
+  const also = PHRASE_PATTERNS.map((p) => (p.also ? idsOf(p.also) : []));
+  patternsByAnchor = Array.from(ids.values(), () => []);
+  patternsByAlsoAnchor = Array.from(ids.values(), () => []);
+  anchors.forEach((list, i) => {
+    for (const id of list) if (!patternsByAnchor![id]!.includes(i)) patternsByAnchor![id]!.push(i);
+  });
+  also.forEach((list, i) => {
+    for (const id of list) if (!patternsByAlsoAnchor![id]!.includes(i)) patternsByAlsoAnchor![id]!.push(i);
+  });
   lexicon = buildLexicon({ fold: (t) => normalize(t).trim(), anchorWords: [...ids.keys()], phraseWords: phraseWords(), slips: slipsOfPhraseWords().keys() });
   return lexicon;
 }
-
-const anyAnchor = (scan: Scan, ids: readonly number[]): boolean => {
-  const seenBy = lexicon!.trie.anchorSeenBy;
-  for (const id of ids) if (seenBy[id] === scan.id) return true;
-  return false;
-};
 
 /**
  * What the normalized text also says, to be matched too, each reading only where the scan saw a
@@ -234,9 +253,9 @@ function joinCells(cells: readonly string[]): string {
   let last = -1;
   for (const cell of cells) {
     if (!cell) continue;
-    if (last >= 0 && !(isUnspaced(last) && isUnspaced(cell.charCodeAt(0)))) parts.push(' ');
+    if (last >= 0 && !(isUnspaced(last) && isUnspaced(charCodeAt.call(cell, 0)))) parts.push(' ');
     parts.push(cell);
-    last = cell.charCodeAt(cell.length - 1);
+    last = charCodeAt.call(cell, cell.length - 1);
   }
   return parts.join('');
 }
@@ -248,12 +267,18 @@ function countOf(line: string, sep: string): number {
 }
 
 function phraseSignals(normalized: string, scan: Scan, into: Set<string>): void {
-  const anchors = patternAnchors!;
+  const seen = scan.anchorsSeen;
+  if (seen.length === 0) return;
+  // Mark the patterns the anchors seen may let run (one look per anchor seen, not per anchor of every pattern).
+  const mark = ++phraseReads;
+  for (const id of seen) {
+    for (const i of patternsByAnchor![id]!) anyMarks[i] = mark;
+    for (const i of patternsByAlsoAnchor![id]!) alsoMarks[i] = mark;
+  }
   let passed: Map<RegExp, boolean> | undefined;
   for (let i = 0; i < PHRASE_PATTERNS.length; i++) {
     const p = PHRASE_PATTERNS[i]!;
-    const [any, also] = anchors[i]!;
-    if (!anyAnchor(scan, any) || (also !== null && !anyAnchor(scan, also)) || into.has(p.signal)) continue;
+    if (anyMarks[i] !== mark || (p.also !== undefined && alsoMarks[i] !== mark) || into.has(p.signal)) continue;
     if (p.when) {
       passed ??= new Map();
       let ok = passed.get(p.when);
@@ -301,7 +326,7 @@ function hiddenTagText(text: string): string | null {
   TAG_CHAR.lastIndex = 0;
   for (let m = TAG_CHAR.exec(outsideFlags); m !== null; m = TAG_CHAR.exec(outsideFlags)) {
     found = true;
-    const code = m[0].charCodeAt(1) - 0xdc00;
+    const code = charCodeAt.call(m[0], 1) - 0xdc00;
     if (code >= 0x20 && code <= 0x7e) decoded += String.fromCharCode(code);
   }
   return found ? decoded : null;
@@ -335,7 +360,7 @@ function hasTokenFlood(text: string): boolean {
   const tokens: string[] = [];
   let start = -1;
   for (let i = 0; i <= text.length && tokens.length < FLOOD_MAX_TOKENS; i++) {
-    const blank = i === text.length || text.charCodeAt(i) <= 32;
+    const blank = i === text.length || charCodeAt.call(text, i) <= 32;
     if (!blank && start < 0) start = i;
     else if (blank && start >= 0) {
       tokens.push(text.slice(start, i));
@@ -387,7 +412,7 @@ const MIN_BACKWARDS_CHARS = 16;
  * Letter pairs that Latin-script languages write one way round far more than the other ("th",
  * "qu", "ch", "ng"…; as codes, first * 32 + second): in reversed text the other way round wins.
  */
-const ONE_WAY_PAIRS = ['th', 'he', 'qu', 'ch', 'sh', 'ng', 'nd', 'wh', 'ck', 'gh', 'sc', 'ou'].map((p) => (p.charCodeAt(0) - 96) * 32 + (p.charCodeAt(1) - 96));
+const ONE_WAY_PAIRS = ['th', 'he', 'qu', 'ch', 'sh', 'ng', 'nd', 'wh', 'ck', 'gh', 'sc', 'ou'].map((p) => (charCodeAt.call(p, 0) - 96) * 32 + (charCodeAt.call(p, 1) - 96));
 const ONE_WAY = new Array<number>(32 * 32).fill(0);
 for (const p of ONE_WAY_PAIRS) {
   ONE_WAY[p] = 1;
@@ -399,7 +424,7 @@ function mostlyOtherScripts(folded: string): boolean {
   let ascii = 0;
   let other = 0;
   for (let i = 0; i < folded.length; i++) {
-    const c = folded.charCodeAt(i);
+    const c = charCodeAt.call(folded, i);
     if (c >= 97 && c <= 122) ascii++;
     else if (c >= 0x370) other++;
   }
@@ -411,8 +436,8 @@ function pairsRunBackwards(folded: string): boolean {
   let forwards = 0;
   let backwards = 0;
   for (let i = 1; i < folded.length; i++) {
-    const a = folded.charCodeAt(i - 1) - 96;
-    const b = folded.charCodeAt(i) - 96;
+    const a = charCodeAt.call(folded, i - 1) - 96;
+    const b = charCodeAt.call(folded, i) - 96;
     if (a < 1 || a > 26 || b < 1 || b > 26) continue;
     const kind = ONE_WAY[a * 32 + b];
     if (kind === 1) forwards++;

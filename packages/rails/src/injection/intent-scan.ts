@@ -2,6 +2,14 @@ import { CipherCount, cipherIndexOf, type CipherName } from '../text/decodings';
 import { CUE, LANGUAGES, type CueName } from './intent-lexicon';
 
 /**
+ * String.prototype.charCodeAt, called as `charCodeAt.call(s, i)`: once any code in the process
+ * subclasses String (ioredis does, `class VerbatimString extends String`, so every worker), V8
+ * no longer inlines `s.charCodeAt(i)` on strings and a loop over a text's characters runs several
+ * times slower; a call through the function saved here still is.
+ */
+const charCodeAt = String.prototype.charCodeAt;
+
+/**
  * One pass over a folded text that finds what the injection rail needs to know before it reads
  * anything twice: the cue words of injection intents in every language of the lexicon (with
  * where they are, in word units, and where clauses break), the English phrase patterns' anchor
@@ -69,9 +77,9 @@ const isAsciiLetter = (c: number) => c >= 97 && c <= 122;
 /** A word boundary between units j - 1 and j: not a letter after, or a change between ASCII and other scripts. */
 function boundaryAt(s: string, j: number): boolean {
   if (j >= s.length) return true;
-  const c = s.charCodeAt(j);
+  const c = charCodeAt.call(s, j);
   if (!isLetter(c)) return true;
-  return s.charCodeAt(j - 1) < 0x80 !== c < 0x80;
+  return charCodeAt.call(s, j - 1) < 0x80 !== c < 0x80;
 }
 
 /**
@@ -119,7 +127,7 @@ class TrieBuilder {
   /** The node reached from `top` by `word`, made as needed. */
   insert(top: number, word: string): number {
     let node = top;
-    for (let i = 0; i < word.length; i++) node = this.childOf(node, word.charCodeAt(i));
+    for (let i = 0; i < word.length; i++) node = this.childOf(node, charCodeAt.call(word, i));
     return node;
   }
 
@@ -211,7 +219,7 @@ function hashSet(words: Iterable<string>): number[] {
   const table = new Array<number>(size).fill(0);
   for (const w of list) {
     let h = HASH_SEED;
-    for (let i = 0; i < w.length; i++) h = hashStep(h, w.charCodeAt(i));
+    for (let i = 0; i < w.length; i++) h = hashStep(h, charCodeAt.call(w, i));
     const key = hashKey(h);
     let at = key & (size - 1);
     while (table[at] !== 0 && table[at] !== key) at = (at + 1) & (size - 1);
@@ -252,8 +260,8 @@ export function buildLexicon(source: LexiconSource): Lexicon {
         else if (whole.length >= 2) reversedEntries.add(source.fold([...written].reverse().join('')));
       }
       // Words of Indic scripts take their postpositions glued on ("ব্যবহারকারীকে"): read as stems.
-      const stem = raw.endsWith('*') || isIndic(written.charCodeAt(0));
-      const anywhere = isDense(written.charCodeAt(0));
+      const stem = raw.endsWith('*') || isIndic(charCodeAt.call(written, 0));
+      const anywhere = isDense(charCodeAt.call(written, 0));
       // A dotless ı folds apart from the i that upper case gives ("KULLANICI"): both are entered.
       const spellings = new Set([source.fold(written), source.fold(written.replace(/ı/g, 'i'))]);
       for (const word of spellings) {
@@ -273,7 +281,7 @@ export function buildLexicon(source: LexiconSource): Lexicon {
     let node = ROOT;
     for (let i = 0; i < word.length; i++) {
       if (word.length >= MIN_JOINED_CHARS && i > 0) trie.flags[node]! |= PHRASE_LONG;
-      node = trie.childOf(node, word.charCodeAt(i));
+      node = trie.childOf(node, charCodeAt.call(word, i));
     }
     trie.flags[node]! |= PHRASE_END;
   }
@@ -307,7 +315,8 @@ export interface Scan {
   /** Units at which a clause ends (a full stop, a newline…) and at which a comma stands. */
   breaks: number[];
   commas: number[];
-  /** Anchor ids seen. */
+  /** Anchor ids seen, each once, in the order first seen. */
+  anchorsSeen: number[];
   /** This scan's number (see Lexicon.anchorSeenBy). */
   id: number;
   /** Hints for the other readings. */
@@ -352,6 +361,7 @@ export function newScan(_lexicon: Lexicon): Scan {
     cues: 0,
     breaks: [],
     commas: [],
+    anchorsSeen: [],
     id: ++scans,
     slip: false,
     wordBreak: false,
@@ -404,13 +414,13 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
   let lastSemis = 0;
   let i = 0;
   while (i <= n) {
-    let c = i < n ? s.charCodeAt(i) : 10;
+    let c = i < n ? charCodeAt.call(s, i) : 10;
     if (c >= 97 && c <= 122 && letterStart < 0 && !(prev >= 48 && prev <= 57)) {
       // A word of a-z: walked at its start, then read in a tight loop.
       const start = i;
       if (tokenStart < 0) tokenStart = i;
       if (alnumStart < 0) alnumStart = i;
-      chain = (prev === 45 || prev === 46) && i >= 2 && isAsciiLetter(s.charCodeAt(i - 2)) ? chain + 1 : 1;
+      chain = (prev === 45 || prev === 46) && i >= 2 && isAsciiLetter(charCodeAt.call(s, i - 2)) ? chain + 1 : 1;
       if (chain >= 4) scan.chain = true;
       // A word of a-z right after letters of another script is part of the same word (one unit).
       if (!(prev >= 0x80 && isLetter(prev))) unit += 1;
@@ -425,7 +435,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
         hash = hashStep(hash, c);
         letters[c - 97]!++;
         i++;
-        c = i < n ? s.charCodeAt(i) : 10;
+        c = i < n ? charCodeAt.call(s, i) : 10;
       } while (c >= 97 && c <= 122);
       // Letters of a dense script folded to a-z ("ا" reads as "i"): the entry may start here.
       if (c >= 0x600 && isDense(c) && start >= denseUntil) {
@@ -450,7 +460,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
           lastSingleEnd = i;
         } else singles = 0;
       } else letterStart = start;
-      prev = s.charCodeAt(i - 1);
+      prev = charCodeAt.call(s, i - 1);
       continue;
     }
     const letter = c >= 0x80 ? isLetter(c) : (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
@@ -475,7 +485,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
       if (denseHere && !isArabicScript(c)) unit += unitOf(c);
       else if (tokenBegins) unit += 1;
       if (startOfWord) walk(s, i, trie, ROOT, unit, scan, false);
-      if ((c >= 0x370 || (prev >= 0x600 && isDense(prev)) || (i + 1 < n && isDense(s.charCodeAt(i + 1)))) && i >= denseUntil) {
+      if ((c >= 0x370 || (prev >= 0x600 && isDense(prev)) || (i + 1 < n && isDense(charCodeAt.call(s, i + 1)))) && i >= denseUntil) {
         const end = walk(s, i, trie, DENSE_ROOT, unit, scan, true);
         if (end > i) denseUntil = end;
       }
@@ -495,12 +505,12 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
     const digit = c >= 48 && c <= 57;
     if (digit) {
       // A word whose first letter folds to a digit ("з" reads as "3"): walked from the digit.
-      if (!isLetterOrDigit(prev) && i + 1 < n && isLetter(s.charCodeAt(i + 1)) && trie.other.has(ROOT * 65536 + c)) walk(s, i, trie, ROOT, unit + 1, scan, false);
+      if (!isLetterOrDigit(prev) && i + 1 < n && isLetter(charCodeAt.call(s, i + 1)) && trie.other.has(ROOT * 65536 + c)) walk(s, i, trie, ROOT, unit + 1, scan, false);
       if (alnumStart < 0) alnumStart = i;
       if (tokenStart < 0) tokenStart = i;
       if (++b64 >= MIN_RUN_CHARS) scan.runs = true;
       // A leet digit (0 1 3 4 5 7) between two letters a-z.
-      if (c !== 50 && c !== 54 && c !== 56 && c !== 57 && isAsciiLetter(prev) && i + 1 < n && isAsciiLetter(s.charCodeAt(i + 1))) scan.leet = true;
+      if (c !== 50 && c !== 54 && c !== 56 && c !== 57 && isAsciiLetter(prev) && i + 1 < n && isAsciiLetter(charCodeAt.call(s, i + 1))) scan.leet = true;
       prev = c;
       i++;
       continue;
@@ -508,7 +518,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
     // An alphanumeric token ends: a hex byte ("6e", "0x6e") continues a run of them.
     if (alnumStart >= 0) {
       const len = i - alnumStart;
-      const hexByte = (len === 2 && isHexDigit(s.charCodeAt(alnumStart)) && isHexDigit(s.charCodeAt(alnumStart + 1))) || (len === 4 && s.charCodeAt(alnumStart) === 48 && s.charCodeAt(alnumStart + 1) === 120);
+      const hexByte = (len === 2 && isHexDigit(charCodeAt.call(s, alnumStart)) && isHexDigit(charCodeAt.call(s, alnumStart + 1))) || (len === 4 && charCodeAt.call(s, alnumStart) === 48 && charCodeAt.call(s, alnumStart + 1) === 120);
       if (hexByte) {
         if (++hexTokens >= MIN_HEX_TOKENS) scan.runs = true;
       } else hexTokens = 0;
@@ -538,7 +548,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
     } else {
       if (tokenStart < 0) tokenStart = i;
       if (c === 46) {
-        const next = i + 1 < n ? s.charCodeAt(i + 1) : 10;
+        const next = i + 1 < n ? charCodeAt.call(s, i + 1) : 10;
         if (next <= 32) scan.breaks.push(unit);
         else runDot = true;
       } else if (c === 44) {
@@ -551,7 +561,7 @@ export function scanText(s: string, lexicon: Lexicon, scan: Scan): void {
       } else if (c === 33 || c === 63 || c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0xff1b || c === 0x61f || c === 0x964) scan.breaks.push(unit);
       else if (c === 0xff0c || c === 0x3001 || c === 0x60c) scan.commas.push(unit);
       else if (c === 64) {
-        if (i > 0 && i + 1 < n && isLetterOrDigit(prev) && isLetterOrDigit(s.charCodeAt(i + 1))) addHit(scan, unit, CUE.DEST);
+        if (i > 0 && i + 1 < n && isLetterOrDigit(prev) && isLetterOrDigit(charCodeAt.call(s, i + 1))) addHit(scan, unit, CUE.DEST);
       } else if (c === 47 && runDot) addHit(scan, unit, CUE.DEST);
     }
     prev = c;
@@ -596,7 +606,7 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
   // A phrase word of three letters or more ends inside the word (a run-together word may split there).
   let splits = false;
   while (j < n) {
-    const c = s.charCodeAt(j);
+    const c = charCodeAt.call(s, j);
     let next: number;
     if (c >= 97 && c <= 122) next = kids[node * SLOTS + c - 97]!;
     else {
@@ -608,8 +618,8 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
     node = next;
     j++;
     const f = flags[node]!;
-    if (lettersOnly) {
-      const after = j < n ? s.charCodeAt(j) : 10;
+    if (lettersOnly && (f & (PHRASE_END | PHRASE_LONG)) !== 0) {
+      const after = j < n ? charCodeAt.call(s, j) : 10;
       if (after >= 97 && after <= 122) {
         if ((f & PHRASE_END) !== 0 && j - i >= 3) splits = true;
       } else if ((f & PHRASE_LONG) !== 0 && !scan.wordBreak && j < n && joinsIntoPhraseWord(s, j, trie, node, j - i)) {
@@ -635,12 +645,15 @@ function walk(s: string, i: number, trie: FlatTrie, top: number, unit: number, s
     }
     // A whole word (or phrase) ends at j.
     const anchor = trie.anchor[node]!;
-    if (atBoundary && !anywhere && anchor >= 0) trie.anchorSeenBy[anchor] = scan.id;
+    if (atBoundary && !anywhere && anchor >= 0 && trie.anchorSeenBy[anchor] !== scan.id) {
+      trie.anchorSeenBy[anchor] = scan.id;
+      scan.anchorsSeen.push(anchor);
+    }
   }
   // A word run together from phrase words ("ignoreall"): read as the word-break reading reads it.
   if (splits && !scan.wordBreak) {
     let end = i;
-    while (end < n && isAsciiLetter(s.charCodeAt(end))) end++;
+    while (end < n && isAsciiLetter(charCodeAt.call(s, end))) end++;
     if (end - i <= MAX_SPLIT_CHARS && splitsIntoPhraseWords(s, i, end, trie)) scan.wordBreak = true;
   }
   if (stopEnd > 0) {
@@ -656,10 +669,10 @@ function joinsIntoPhraseWord(s: string, j: number, trie: FlatTrie, from: number,
   let node = from;
   let k = j;
   let letters = firstLetters;
-  for (let pieces = 1; pieces < MAX_JOINED_PIECES && node !== 0 && (trie.flags[node]! & PHRASE_LONG) !== 0 && k + 1 < n && isSeparator(s.charCodeAt(k)) && isAsciiLetter(s.charCodeAt(k + 1)); pieces++) {
+  for (let pieces = 1; pieces < MAX_JOINED_PIECES && node !== 0 && (trie.flags[node]! & PHRASE_LONG) !== 0 && k + 1 < n && isSeparator(charCodeAt.call(s, k)) && isAsciiLetter(charCodeAt.call(s, k + 1)); pieces++) {
     k++;
-    while (k < n && isAsciiLetter(s.charCodeAt(k))) {
-      if (node !== 0) node = step(trie, node, s.charCodeAt(k));
+    while (k < n && isAsciiLetter(charCodeAt.call(s, k))) {
+      if (node !== 0) node = step(trie, node, charCodeAt.call(s, k));
       letters++;
       k++;
     }
@@ -690,7 +703,7 @@ function splitsIntoPhraseWords(s: string, from: number, end: number, trie: FlatT
     if (parts === 0 || parts > MAX_SPLIT_PARTS) continue;
     let node = ROOT;
     for (let j = k; j < len; j++) {
-      node = step(trie, node, s.charCodeAt(from + j));
+      node = step(trie, node, charCodeAt.call(s, from + j));
       if (node === 0) break;
       if ((trie.flags[node]! & PHRASE_END) === 0 || j + 1 - k < MIN_PART_CHARS) continue;
       const longest = Math.max(SPLIT_LONGEST[k]!, j + 1 - k);

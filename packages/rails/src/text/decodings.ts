@@ -9,6 +9,9 @@
  * read the text itself and say which decoding revealed it.
  */
 
+/** `charCodeAt.call(s, i)` rather than `s.charCodeAt(i)`: see injection/intent-scan's charCodeAt (why it stays fast). */
+const charCodeAt = String.prototype.charCodeAt;
+
 /** A text revealed by one decoding (or a chain of them) of part of the input. */
 export interface DecodedText {
   /** What was revealed. */
@@ -180,7 +183,7 @@ function textLike(text: string): { printable: number; letters: number } {
   let printable = 0;
   let letters = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const c = charCodeAt.call(text, i);
     if (c === 0xfffd) continue;
     if (c >= 32 ? c !== 127 && !(c >= 0x80 && c < 0xa0) : c === 9 || c === 10 || c === 13) printable++;
     if ((c | 0x20) >= 97 && (c | 0x20) <= 122) letters++;
@@ -206,7 +209,7 @@ const MIN_ESCAPES = 3;
 function countPercentEscapes(text: string, atLeast: number): boolean {
   let n = 0;
   for (let i = text.indexOf('%'); i >= 0 && i + 2 < text.length; i = text.indexOf('%', i + 1)) {
-    if (hexValue(text.charCodeAt(i + 1)) >= 0 && hexValue(text.charCodeAt(i + 2)) >= 0 && ++n >= atLeast) return true;
+    if (hexValue(charCodeAt.call(text, i + 1)) >= 0 && hexValue(charCodeAt.call(text, i + 2)) >= 0 && ++n >= atLeast) return true;
   }
   return false;
 }
@@ -217,10 +220,10 @@ function percentDecode(text: string, spans: boolean): Piece | null {
   const out = new Utf8Writer(spans);
   let copied = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const c = charCodeAt.call(text, i);
     if (c === 37 && i + 2 < text.length) {
-      const hi = hexValue(text.charCodeAt(i + 1));
-      const lo = hexValue(text.charCodeAt(i + 2));
+      const hi = hexValue(charCodeAt.call(text, i + 1));
+      const lo = hexValue(charCodeAt.call(text, i + 2));
       if (hi >= 0 && lo >= 0) {
         out.run(text, copied, i);
         out.byte(hi * 16 + lo, i, i + 3);
@@ -306,9 +309,9 @@ function hasMarkup(text: string): boolean {
   }
   let lt = text.indexOf('<');
   for (let n = 0; lt > 0 && n < MAX_MARKUP_PROBES; n++, lt = text.indexOf('<', lt + 1)) {
-    if (!isAlnum(text.charCodeAt(lt - 1))) continue;
+    if (!isAlnum(charCodeAt.call(text, lt - 1))) continue;
     const close = text.indexOf('>', lt);
-    if (close > lt && close - lt <= MAX_TAG_CHARS && isAlnum(text.charCodeAt(close + 1))) return true;
+    if (close > lt && close - lt <= MAX_TAG_CHARS && isAlnum(charCodeAt.call(text, close + 1))) return true;
   }
   return false;
 }
@@ -330,30 +333,30 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
     copied = to;
   };
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = charCodeAt.call(text, i);
     if (c === 38) {
       // &#105; &#x69; &name;
       let j = i + 1;
-      if (text.charCodeAt(j) === 35) {
+      if (charCodeAt.call(text, j) === 35) {
         j++;
-        const hex = (text.charCodeAt(j) | 0x20) === 120;
+        const hex = (charCodeAt.call(text, j) | 0x20) === 120;
         if (hex) j++;
         let value = 0;
         const digitsFrom = j;
         while (j < n && j - digitsFrom < 8) {
-          const d = hex ? hexValue(text.charCodeAt(j)) : text.charCodeAt(j) - 48;
+          const d = hex ? hexValue(charCodeAt.call(text, j)) : charCodeAt.call(text, j) - 48;
           if (d < 0 || d > (hex ? 15 : 9)) break;
           value = value * (hex ? 16 : 10) + d;
           j++;
         }
         if (j > digitsFrom) {
-          if (text.charCodeAt(j) === 59) j++;
+          if (charCodeAt.call(text, j) === 59) j++;
           emit(i, j, value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) || value === 0 ? 0xfffd : value);
           i = j - 1;
         }
       } else {
-        while (j < n && j - i <= MAX_REFERENCE_NAME && isAlnum(text.charCodeAt(j))) j++;
-        if (j > i + 1 && text.charCodeAt(j) === 59) {
+        while (j < n && j - i <= MAX_REFERENCE_NAME && isAlnum(charCodeAt.call(text, j))) j++;
+        if (j > i + 1 && charCodeAt.call(text, j) === 59) {
           const named = namedReference(text.slice(i + 1, j));
           if (named !== undefined) {
             emit(i, j + 1, -1);
@@ -369,13 +372,13 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
         i += 3;
         continue;
       }
-      const next = text.charCodeAt(i + 1);
+      const next = charCodeAt.call(text, i + 1);
       if (next === 47 || ((next | 0x20) >= 97 && (next | 0x20) <= 122)) {
         const close = text.indexOf('>', i + 1);
         const lt = text.indexOf('<', i + 1);
         if (close > 0 && close - i <= MAX_TAG_CHARS && (lt < 0 || lt > close)) {
           // Between two characters of a script written without spaces a tag reads as nothing.
-          emit(i, close + 1, isUnspacedScript(text.charCodeAt(i - 1)) && isUnspacedScript(text.charCodeAt(close + 1)) ? -1 : 32);
+          emit(i, close + 1, isUnspacedScript(charCodeAt.call(text, i - 1)) && isUnspacedScript(charCodeAt.call(text, close + 1)) ? -1 : 32);
           i = close;
         }
       }
@@ -395,8 +398,8 @@ function htmlDecode(text: string, spans: boolean): Piece | null {
 function hasEscapes(text: string): boolean {
   let n = 0;
   for (let i = text.indexOf('\\'); i >= 0; i = text.indexOf('\\', i + 1)) {
-    const k = text.charCodeAt(i + 1) | 0x20;
-    if ((k === 120 || k === 117) && hexValue(text.charCodeAt(i + 2)) >= 0 && ++n >= MIN_ESCAPES) return true;
+    const k = charCodeAt.call(text, i + 1) | 0x20;
+    if ((k === 120 || k === 117) && hexValue(charCodeAt.call(text, i + 2)) >= 0 && ++n >= MIN_ESCAPES) return true;
   }
   return false;
 }
@@ -407,11 +410,11 @@ function escapesDecode(text: string, spans: boolean): Piece | null {
   const n = text.length;
   let copied = 0;
   for (let i = 0; i < n; i++) {
-    if (text.charCodeAt(i) !== 92 || i + 3 >= n) continue;
-    const k = text.charCodeAt(i + 1);
+    if (charCodeAt.call(text, i) !== 92 || i + 3 >= n) continue;
+    const k = charCodeAt.call(text, i + 1);
     if (k === 120 || k === 88) {
-      const hi = hexValue(text.charCodeAt(i + 2));
-      const lo = hexValue(text.charCodeAt(i + 3));
+      const hi = hexValue(charCodeAt.call(text, i + 2));
+      const lo = hexValue(charCodeAt.call(text, i + 3));
       if (hi >= 0 && lo >= 0) {
         // \xNN are bytes (UTF-8 sequences spelled byte by byte).
         out.run(text, copied, i);
@@ -421,12 +424,12 @@ function escapesDecode(text: string, spans: boolean): Piece | null {
       }
     } else if (k === 117) {
       let j = i + 2;
-      const braced = text.charCodeAt(j) === 123;
+      const braced = charCodeAt.call(text, j) === 123;
       if (braced) j++;
       let value = 0;
       const from = j;
-      while (j < n && j - from < (braced ? 6 : 4) && hexValue(text.charCodeAt(j)) >= 0) value = value * 16 + hexValue(text.charCodeAt(j++));
-      if ((braced && j > from && text.charCodeAt(j) === 125) || (!braced && j - from === 4)) {
+      while (j < n && j - from < (braced ? 6 : 4) && hexValue(charCodeAt.call(text, j)) >= 0) value = value * 16 + hexValue(charCodeAt.call(text, j++));
+      if ((braced && j > from && charCodeAt.call(text, j) === 125) || (!braced && j - from === 4)) {
         if (braced) j++;
         out.run(text, copied, i);
         out.char(value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? 0xfffd : value, i, j);
@@ -458,8 +461,8 @@ function hexRuns(text: string, spans: boolean): Piece[] {
   let i = 0;
   while (i < n && out.length < MAX_RUNS) {
     // A run starts at a hex digit (or 0x) not preceded by a letter or digit.
-    const c = text.charCodeAt(i);
-    const prev = i > 0 ? text.charCodeAt(i - 1) : 32;
+    const c = charCodeAt.call(text, i);
+    const prev = i > 0 ? charCodeAt.call(text, i - 1) : 32;
     const prevWord = (prev | 0x20) >= 97 && (prev | 0x20) <= 122 ? true : prev >= 48 && prev <= 57;
     if (hexValue(c) < 0 || prevWord) {
       i++;
@@ -473,23 +476,23 @@ function hexRuns(text: string, spans: boolean): Piece[] {
     let sep = -1;
     for (;;) {
       let k = j;
-      if (text.charCodeAt(k) === 48 && (text.charCodeAt(k + 1) | 0x20) === 120) k += 2;
-      const hi = hexValue(text.charCodeAt(k));
-      const lo = hexValue(text.charCodeAt(k + 1));
+      if (charCodeAt.call(text, k) === 48 && (charCodeAt.call(text, k + 1) | 0x20) === 120) k += 2;
+      const hi = hexValue(charCodeAt.call(text, k));
+      const lo = hexValue(charCodeAt.call(text, k + 1));
       if (hi < 0 || lo < 0) break;
       if (hi > 9 || lo > 9) hexLetter = true;
       w.byte(hi * 16 + lo, j, k + 2);
       bytes++;
       end = k + 2;
       j = k + 2;
-      const s = text.charCodeAt(j);
+      const s = charCodeAt.call(text, j);
       // One separator, the same throughout the run.
-      if ((s === 32 || s === 58 || s === 44 || s === 45) && (sep < 0 || sep === s) && hexValue(text.charCodeAt(j + 1)) >= 0) {
+      if ((s === 32 || s === 58 || s === 44 || s === 45) && (sep < 0 || sep === s) && hexValue(charCodeAt.call(text, j + 1)) >= 0) {
         sep = s;
         j++;
       }
     }
-    const after = text.charCodeAt(end);
+    const after = charCodeAt.call(text, end);
     const endsClean = !((after | 0x20) >= 97 && (after | 0x20) <= 122);
     if (bytes >= MIN_HEX_BYTES && endsClean) {
       const piece = w.piece('hex', i, end);
@@ -515,21 +518,21 @@ function base64Runs(text: string, spans: boolean): Piece[] {
   let i = 0;
   let candidates = 0;
   while (i < n && candidates < MAX_RUNS) {
-    if (!isBase64Char(text.charCodeAt(i))) {
+    if (!isBase64Char(charCodeAt.call(text, i))) {
       i++;
       continue;
     }
     const start = i;
     let upper = false;
     let lowerOrDigit = false;
-    while (i < n && isBase64Char(text.charCodeAt(i))) {
-      const c = text.charCodeAt(i);
+    while (i < n && isBase64Char(charCodeAt.call(text, i))) {
+      const c = charCodeAt.call(text, i);
       if (c >= 65 && c <= 90) upper = true;
       else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) lowerOrDigit = true;
       i++;
     }
     const end = i;
-    while (i < n && text.charCodeAt(i) === 61 && i - end < 2) i++;
+    while (i < n && charCodeAt.call(text, i) === 61 && i - end < 2) i++;
     if (end - start < MIN_BASE64_CHARS || end - start > MAX_BASE64_CHARS || !upper || !lowerOrDigit) continue;
     candidates++;
     const run = text.slice(start, end).replace(/-/g, '+').replace(/_/g, '/');
@@ -569,8 +572,8 @@ const REVERSED_SHORT_WORDS = ['the', 'and', 'you', 'all', 'now'];
 /** At least this many cipher words (not all the same) before a text is read deciphered. */
 const MIN_CIPHER_HITS = 2;
 
-const shiftWord = (word: string, by: number) => word.replace(/[a-z]/g, (ch) => String.fromCharCode(97 + ((ch.charCodeAt(0) - 97 + by) % 26)));
-const atbashWord = (word: string) => word.replace(/[a-z]/g, (ch) => String.fromCharCode(219 - ch.charCodeAt(0)));
+const shiftWord = (word: string, by: number) => word.replace(/[a-z]/g, (ch) => String.fromCharCode(97 + ((charCodeAt.call(ch, 0) - 97 + by) % 26)));
+const atbashWord = (word: string) => word.replace(/[a-z]/g, (ch) => String.fromCharCode(219 - charCodeAt.call(ch, 0)));
 const reverseWord = (word: string) => [...word].reverse().join('');
 
 /** Enciphered word → the ciphers it is a form of (a word may be the form of two). Built on first use. */
@@ -661,7 +664,7 @@ export function likelyCiphers(text: string): CipherName[] {
   // Letters outside a-z (accented ones): where they are many, a-z alone says nothing of vowels.
   let others = 0;
   for (let i = 0; i < n && words < MAX_CIPHER_SCAN_WORDS; ) {
-    const first = text.charCodeAt(i) | 0x20;
+    const first = charCodeAt.call(text, i) | 0x20;
     if (first < 97 || first > 122) {
       if (first >= 0xc0) others++;
       i++;
@@ -669,7 +672,7 @@ export function likelyCiphers(text: string): CipherName[] {
     }
     const start = i;
     let h = HASH_SEED;
-    for (let c = first; i < n && c >= 97 && c <= 122; c = i < n ? text.charCodeAt(i) | 0x20 : 0) {
+    for (let c = first; i < n && c >= 97 && c <= 122; c = i < n ? charCodeAt.call(text, i) | 0x20 : 0) {
       h = Math.imul(h ^ c, 16777619);
       letters[c - 97]!++;
       i++;
@@ -702,7 +705,7 @@ function hashWords(words: Iterable<string>): Int32Array {
   const table = new Int32Array(size);
   for (const w of list) {
     let h = HASH_SEED;
-    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ charCodeAt.call(w, i), 16777619);
     const key = h | 1;
     let at = key & (size - 1);
     while (table[at] !== 0 && table[at] !== key) at = (at + 1) & (size - 1);
@@ -734,13 +737,11 @@ export function cipherByLetters(letters: ArrayLike<number>): CipherName | null {
   let total = 0;
   for (let k = 0; k < 26; k++) total += letters[k]!;
   if (total < MIN_CIPHER_LETTERS) return null;
-  // Where the vowels of plain text are after a shift `by` (0: as written).
-  const vowelsAt = (by: number) => letters[by % 26]! + letters[(4 + by) % 26]! + letters[(8 + by) % 26]! + letters[(14 + by) % 26]! + letters[(20 + by) % 26]!;
-  if (vowelsAt(0) >= PLAIN_VOWEL_SHARE * total) return null;
+  if (vowelsAt(letters, 0) >= PLAIN_VOWEL_SHARE * total) return null;
   let best: CipherName | null = null;
   let bestCount = CIPHER_VOWEL_SHARE * total;
   for (let by = 1; by < 26; by++) {
-    const at = vowelsAt(by);
+    const at = vowelsAt(letters, by);
     if (at > bestCount) {
       bestCount = at;
       best = `rot${by}`;
@@ -748,6 +749,10 @@ export function cipherByLetters(letters: ArrayLike<number>): CipherName | null {
   }
   if (letters[25]! + letters[21]! + letters[17]! + letters[11]! + letters[5]! > bestCount) best = 'atbash';
   return best;
+}
+/** How many letters stand where the vowels of plain text are after a shift `by` (0: as written). */
+function vowelsAt(letters: ArrayLike<number>, by: number): number {
+  return letters[by % 26]! + letters[(4 + by) % 26]! + letters[(8 + by) % 26]! + letters[(14 + by) % 26]! + letters[(20 + by) % 26]!;
 }
 /** Vowel shares: plain text has at least the first (English about 0.38, Polish and Czech about 0.33), a deciphering must reach the second. */
 const PLAIN_VOWEL_SHARE = 0.26;
@@ -762,7 +767,7 @@ function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
   } else {
     const by = cipher === 'atbash' ? -1 : 26 - Number(cipher.slice(3));
     out = text.replace(/[A-Za-z]/g, (ch) => {
-      const code = ch.charCodeAt(0);
+      const code = charCodeAt.call(ch, 0);
       const base = code >= 97 ? 97 : 65;
       return String.fromCharCode(by < 0 ? base + 25 - (code - base) : base + ((code - base + by) % 26));
     });
@@ -778,7 +783,7 @@ function decipher(text: string, cipher: CipherName, spans: boolean): Piece {
         to[k] = n - k;
       }
       for (let k = 0; k + 1 < out.length; k++) {
-        const c = out.charCodeAt(k);
+        const c = charCodeAt.call(out, k);
         if (c >= 0xd800 && c <= 0xdbff) {
           from[k] = from[k + 1] = n - 2 - k;
           to[k] = to[k + 1] = n - k;
@@ -804,7 +809,7 @@ const HEX_BYTES_HINT = /(?:(?:0x)?[0-9a-fA-F]{2}[ :,-]){7}(?:0x)?[0-9a-fA-F]{2}/
 function mayHaveRuns(text: string): boolean {
   let run = 0;
   for (let i = 0; i < text.length; i++) {
-    if (!isBase64Char(text.charCodeAt(i))) run = 0;
+    if (!isBase64Char(charCodeAt.call(text, i))) run = 0;
     else if (++run >= MIN_BASE64_CHARS) return true;
   }
   return HEX_BYTES_HINT.test(text);
@@ -815,23 +820,26 @@ function mayHaveRuns(text: string): boolean {
 
 /** The decodings of one text (not nested), each gated. */
 function decodeOnce(text: string, spans: boolean, ciphers: readonly CipherName[] | undefined, runs?: boolean): Piece[] {
-  let out: Piece[] | null = null;
-  const keep = (p: Piece | null) => {
-    if (p === null || p.text.length === 0 || p.text === text) return;
-    out ??= [];
-    out.push(p);
-  };
-  keep(percentDecode(text, spans));
-  keep(htmlDecode(text, spans));
-  keep(escapesDecode(text, spans));
+  // No closure to collect them: one made per call costs more than the gates on most texts.
+  let out = keep(NOTHING, text, percentDecode(text, spans));
+  out = keep(out, text, htmlDecode(text, spans));
+  out = keep(out, text, escapesDecode(text, spans));
   if (runs ?? mayHaveRuns(text)) {
-    for (const p of hexRuns(text, spans)) keep(p);
-    for (const p of base64Runs(text, spans)) keep(p);
+    for (const p of hexRuns(text, spans)) out = keep(out, text, p);
+    for (const p of base64Runs(text, spans)) out = keep(out, text, p);
   }
-  for (const cipher of ciphers ?? likelyCiphers(text)) keep(decipher(text, cipher, spans));
-  return out ?? NOTHING;
+  for (const cipher of ciphers ?? likelyCiphers(text)) out = keep(out, text, decipher(text, cipher, spans));
+  return out;
 }
 const NOTHING: Piece[] = [];
+
+/** `out` with `p` added when it reveals something (a new array in place of NOTHING). */
+function keep(out: Piece[], text: string, p: Piece | null): Piece[] {
+  if (p === null || p.text.length === 0 || p.text === text) return out;
+  if (out === NOTHING) return [p];
+  out.push(p);
+  return out;
+}
 
 /**
  * What `text` reveals through its decodings, nested up to `maxDepth` deep ("base64>percent"),
@@ -841,8 +849,10 @@ const NOTHING: Piece[] = [];
  * per character of `text` (plus DECODE_SLACK).
  */
 export function decodings(text: string, options: DecodeOptions = {}): DecodedText[] {
-  const maxDepth = options.maxDepth ?? MAX_DEPTH;
   const spans = options.spans === true;
+  const first = decodeOnce(text, spans, options.ciphers, options.runs);
+  if (first.length === 0) return [];
+  const maxDepth = options.maxDepth ?? MAX_DEPTH;
   let budget = BUDGET_PER_CHAR * text.length + DECODE_SLACK;
   const found: DecodedText[] = [];
   const queue: Array<{ piece: DecodedText; depth: number }> = [];
@@ -879,7 +889,7 @@ export function decodings(text: string, options: DecodeOptions = {}): DecodedTex
     found.push(placed);
     if (depth < maxDepth) queue.push({ piece: placed, depth });
   };
-  for (const p of decodeOnce(text, spans, options.ciphers, options.runs)) place(p, null, 1);
+  for (const p of first) place(p, null, 1);
   for (let q = 0; q < queue.length; q++) {
     const { piece, depth } = queue[q]!;
     // A text is not deciphered twice the same way (reversed twice is the text again).

@@ -5,6 +5,9 @@
  * or model, reads through both; the phrase patterns need the word whole and alone.
  */
 
+/** `charCodeAt.call(s, i)` rather than `s.charCodeAt(i)`: see injection/intent-scan's charCodeAt (why it stays fast). */
+const charCodeAt = String.prototype.charCodeAt;
+
 /** A word: a run of letters (the texts read are lower-case). */
 const WORD = /[a-z]+/g;
 /** What may stand between two fragments of one word. */
@@ -101,7 +104,7 @@ export function wordBreakReader(deps: WordBreakDeps): WordBreakReader {
     let node = trie;
     for (let i = 0; i < word.length; i++) {
       if (word.length >= minCueChars && i > 0) node.long = true;
-      node = node.next[word.charCodeAt(i) - A] ??= newNode();
+      node = node.next[charCodeAt.call(word, i) - A] ??= newNode();
     }
     node.end = true;
     node.word = word;
@@ -204,14 +207,14 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
   const out = new Rewrite(text);
   let i = 0;
   while (i < n) {
-    if (!isLetter(text.charCodeAt(i))) {
+    if (!isLetter(charCodeAt.call(text, i))) {
       i++;
       continue;
     }
     const start = i;
     let node: TrieNode | undefined = trie;
-    while (i < n && isLetter(text.charCodeAt(i))) {
-      if (node) node = node.next[text.charCodeAt(i) - A];
+    while (i < n && isLetter(charCodeAt.call(text, i))) {
+      if (node) node = node.next[charCodeAt.call(text, i) - A];
       i++;
     }
     const end = i;
@@ -221,10 +224,10 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
       let joinedWord = '';
       let letters = end - start;
       let k = end;
-      for (let piecesSeen = 1; piecesSeen < maxParts && node?.long && k + 1 < n && isSeparator(text.charCodeAt(k)) && isLetter(text.charCodeAt(k + 1)); piecesSeen++) {
+      for (let piecesSeen = 1; piecesSeen < maxParts && node?.long && k + 1 < n && isSeparator(charCodeAt.call(text, k)) && isLetter(charCodeAt.call(text, k + 1)); piecesSeen++) {
         k++;
-        while (k < n && isLetter(text.charCodeAt(k))) {
-          if (node) node = node.next[text.charCodeAt(k) - A];
+        while (k < n && isLetter(charCodeAt.call(text, k))) {
+          if (node) node = node.next[charCodeAt.call(text, k) - A];
           letters++;
           k++;
         }
@@ -239,7 +242,7 @@ function readByTrie(text: string, reader: WordBreakReader, trie: TrieNode): Word
         continue;
       }
     }
-    if (end - start >= 2 * MIN_PART_CHARS && end - start <= MAX_SPLIT_CHARS && trie.next[text.charCodeAt(start) - A]) {
+    if (end - start >= 2 * MIN_PART_CHARS && end - start <= MAX_SPLIT_CHARS && trie.next[charCodeAt.call(text, start) - A]) {
       const split = splitIntoCueWords(text.slice(start, end), trie, reader);
       if (split !== null) out.replace(start, end, split);
     }
@@ -310,7 +313,7 @@ function splitRunTogether(word: string, reader: WordBreakReader, isWord: (word: 
  * most MAX_SPLIT_CHARS times the longest cue word's length steps.
  */
 function splitIntoCueWords(word: string, trie: TrieNode, { maxParts, minCueChars }: WordBreakReader): string | null {
-  if (trie.next[word.charCodeAt(0) - A] === undefined) return null;
+  if (trie.next[charCodeAt.call(word, 0) - A] === undefined) return null;
   // parts[i]: the fewest cue words that spell word[0..i), plus one (0: unreached); from[i]: where the last starts.
   const parts = SPLIT_PARTS.fill(0, 0, word.length + 1);
   const from = SPLIT_FROM;
@@ -319,7 +322,7 @@ function splitIntoCueWords(word: string, trie: TrieNode, { maxParts, minCueChars
     if (parts[i] === 0 || parts[i]! > maxParts) continue;
     let node: TrieNode | undefined = trie;
     for (let j = i; j < word.length; j++) {
-      node = node.next[word.charCodeAt(j) - A];
+      node = node.next[charCodeAt.call(word, j) - A];
       if (!node) break;
       if (node.end && j + 1 - i >= MIN_PART_CHARS && (parts[j + 1] === 0 || parts[i]! + 1 < parts[j + 1]!)) {
         parts[j + 1] = parts[i]! + 1;
