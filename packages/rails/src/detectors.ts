@@ -3,3 +3,4 @@
 // worker pool or its Redis stores.
 export { detectPii, redactPii, redactFindings, piiPlaceholder, PII_KINDS, type PiiFinding } from './pii/detect-pii';
 export { detectInjection, type InjectionResult } from './injection/detect-injection';
+export { warmDetectors } from './offload/turn-budget';

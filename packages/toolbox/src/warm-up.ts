@@ -2,7 +2,7 @@ import { TOOLBOX_PACKS, type ToolboxPack } from '@guardagent/schemas';
 import { checkAccess, checkRules, readFactsSection } from './packs/core';
 import { ehrCodeAnalysis, ehrExtractCode } from './packs/ehragent';
 import { classifyTask, parseSeeActAction, readEnglish } from './packs/seeact';
-import { detectInjection, detectPii, redactPii } from '@guardagent/rails';
+import { detectInjection, detectPii, redactPii } from '@guardagent/rails/detectors';
 
 /**
  * Calls that load each pack's data, which its functions otherwise load in the first run that needs

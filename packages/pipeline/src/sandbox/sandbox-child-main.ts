@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { warmDetectors } from '@guardagent/rails';
+import { warmDetectors } from '@guardagent/rails/detectors';
 import { serveSandboxChild, type HostCall } from '@guardagent/sandbox';
 import { TOOLBOX_PACKS, type ToolboxPack } from '@guardagent/schemas';
 import { createToolbox, toolboxFunctions, warmUpToolbox, type BuiltToolboxFunction, type ToolboxDeps } from '@guardagent/toolbox';

@@ -1,4 +1,4 @@
-import { detectInjection, detectPii, PII_KINDS, redactPii } from '@guardagent/rails';
+import { detectInjection, detectPii, PII_KINDS, redactPii } from '@guardagent/rails/detectors';
 import { ValidationError } from '@guardagent/errors';
 import { PiiKindSchema, textOf, type PiiKind } from '@guardagent/schemas';
 import type { ToolboxFunction } from '../toolbox-function';

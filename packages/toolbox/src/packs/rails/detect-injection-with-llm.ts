@@ -1,4 +1,4 @@
-import { detectInjection } from '@guardagent/rails';
+import { detectInjection } from '@guardagent/rails/detectors';
 import type { ToolboxDeps } from '../../toolbox-function';
 
 const INJECTION_LABELS = ['injection', 'benign'] as const;

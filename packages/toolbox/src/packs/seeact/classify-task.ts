@@ -1,4 +1,4 @@
-import { normalizeText, readLeetspeak, readSlips, readWordBreaks, spelledReadings, wordBreakReader, type WordBreakReader } from '@guardagent/rails';
+import { normalizeText, readLeetspeak, readSlips, readWordBreaks, spelledReadings, wordBreakReader, type WordBreakReader } from '@guardagent/rails/text';
 import { matchNearby } from './match-nearby';
 import { stemPlurals } from './s-stemmer';
 import { cueSlips, cueWords } from './cue-words';

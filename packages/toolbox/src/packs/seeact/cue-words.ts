@@ -1,4 +1,4 @@
-import { patternWords, slipIndex } from '@guardagent/rails';
+import { patternWords, slipIndex } from '@guardagent/rails/text';
 import { TASK_CATEGORIES, TASK_LEXICON, type CategoryLexicon } from './task-lexicon';
 
 /** The patterns of a category's cues (not its masks, nor a cue's `unless` context). */

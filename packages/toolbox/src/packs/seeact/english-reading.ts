@@ -1,5 +1,5 @@
 import { francAll } from 'franc';
-import { joinSpelledLetters, normalizeText, readLeetspeak } from '@guardagent/rails';
+import { joinSpelledLetters, normalizeText, readLeetspeak } from '@guardagent/rails/text';
 import { cueSlips } from './cue-words';
 import { isOtherScriptWord, readForeignWords } from './foreign-reading';
 import { readMarkup } from './markup';
