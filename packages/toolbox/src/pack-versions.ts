@@ -17,8 +17,10 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   (4: code that reaches the data past the database functions is refused: imports outside
  *   an allow-list of computing modules, open() and pandas/numpy file readers, SQL pragma functions.
  *   (3: Python read by @lezer/python (f-string fields, defaults, class bases, except clauses followed; invalid Python refused).)
- * - rails 7: the same detections as 6, computed faster (character codes read through
- *   String.prototype.charCodeAt, the phrase patterns to run picked from the anchor words the scan saw).
+ * - rails 8: the same detections as 7; the detectors are imported from @guardagent/rails/detectors
+ *   (no Redis client in a sandbox worker).
+ *   (7: the same detections as 6, computed faster (character codes read through
+ *   String.prototype.charCodeAt, the phrase patterns to run picked from the anchor words the scan saw).)
  *   (6: detectInjection reads phrase words hidden by moved word breaks: up to four pieces
  *   that make a phrase word of five letters or more ("dis regard", "in struc tions"), and a word
  *   run together from up to four phrase words ("ignoreall", "previousinstructions").)
@@ -31,8 +33,9 @@ import type { ToolboxPack } from '@guardagent/schemas';
  *   phrasings added since 3; detectPii reads more separators in cards and SSNs, and ideographic
  *   full stops in email domains.)
  *   (3: 12-digit Maestro cards and written-out emails found.)
- * - seeact 9: the same readings as 8; the rails' text readers it uses (normalizeText,
- *   readWordBreaks) read character codes through String.prototype.charCodeAt, which is faster.
+ * - seeact 10: the same readings as 9; the text readers are imported from @guardagent/rails/text.
+ *   (9: the same readings as 8; the rails' text readers it uses (normalizeText,
+ *   readWordBreaks) read character codes through String.prototype.charCodeAt, which is faster.)
  *   (8: classifyTask and readEnglish read a task as rendered (HTML character references
  *   decoded, HTML tags and markdown dropped) and the words of other languages through word lists
  *   of the cue words and common task words in 16 languages (a task in one of them is read whole
@@ -63,6 +66,6 @@ import type { ToolboxPack } from '@guardagent/schemas';
 export const TOOLBOX_PACK_VERSIONS: Record<ToolboxPack, string> = {
   core: '2',
   ehragent: '5',
-  seeact: '9',
-  rails: '7',
+  seeact: '10',
+  rails: '8',
 };
