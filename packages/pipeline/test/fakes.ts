@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { ChatMessage, ChatOptions, ChatResult, Llm } from '@guardagent/llm';
-import type { DemonstrationStore } from '@guardagent/memory';
+import type { DemonstrationStore, RetrievedDemonstration, SeedResult } from '@guardagent/memory';
 import {
   CHECK_CHUNK_JOB,
   newPipelineState,
@@ -11,9 +11,9 @@ import {
   type ResultStore,
   type SaveDecisionOutcome,
 } from '@guardagent/queue';
-import type { PolicyRegistry, ProgramStore, PromotedProgram, RegisteredPolicy } from '@guardagent/registry';
+import type { PolicyRegistry, ProgramStore, PromotedProgram, RegisteredPolicy, VerificationReport } from '@guardagent/registry';
 import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox';
-import { PolicySchema, type PolicyInput } from '@guardagent/schemas';
+import { PolicySchema, type Demonstration, type LabelledExample, type PolicyInput } from '@guardagent/schemas';
 import type { SandboxErrorKind } from '@guardagent/errors';
 import type { FinalizeDeps } from '../src/finalize';
 import type { Logger } from '../src/logger';
@@ -111,14 +111,17 @@ export class FakeQueues implements Pick<QueueSet, 'add'> {
   }
 }
 
-export class FakePrograms implements Pick<ProgramStore, 'getPromoted' | 'unlockCompile' | 'backOffCompile' | 'tryLockCompile'> {
+export class FakePrograms implements Pick<ProgramStore, 'getPromoted' | 'promote' | 'demote' | 'saveReport' | 'unlockCompile' | 'backOffCompile' | 'tryLockCompile'> {
   readonly promoted = new Map<string, PromotedProgram>();
   readonly lookups: string[] = [];
+  readonly demoted: string[] = [];
+  readonly reports: Array<{ programDigest: string; report: VerificationReport }> = [];
   readonly unlocked: string[] = [];
   readonly backedOff: Array<{ programDigest: string; seconds: number }> = [];
   lockFree = true;
 
-  promote(tenant: string, programDigest: string, code: string): void {
+  /** Put a verified program in place (as a compile or a supplied program would). */
+  promoteCode(tenant: string, programDigest: string, code: string): void {
     this.promoted.set(key(tenant, programDigest), {
       code,
       plan: null,
@@ -134,6 +137,19 @@ export class FakePrograms implements Pick<ProgramStore, 'getPromoted' | 'unlockC
   async getPromoted(tenant: string, programDigest: string): Promise<PromotedProgram | null> {
     this.lookups.push(programDigest);
     return this.promoted.get(key(tenant, programDigest)) ?? null;
+  }
+
+  async promote(tenant: string, program: PromotedProgram): Promise<void> {
+    this.promoted.set(key(tenant, program.programDigest), program);
+  }
+
+  async demote(tenant: string, programDigest: string): Promise<void> {
+    this.demoted.push(programDigest);
+    this.promoted.delete(key(tenant, programDigest));
+  }
+
+  async saveReport(_tenant: string, programDigest: string, report: VerificationReport): Promise<void> {
+    this.reports.push({ programDigest, report });
   }
 
   async tryLockCompile(_tenant: string, _programDigest: string): Promise<boolean> {
@@ -198,6 +214,42 @@ export class FakeLlm implements Llm {
   async chat(messages: ChatMessage[], _opts?: ChatOptions): Promise<ChatResult> {
     this.calls.push(messages);
     return this.reply;
+  }
+}
+
+/** A demonstration memory: `retrieve` answers `nearest`; what is seeded, archived and confirmed is recorded. */
+export class FakeMemory {
+  readonly seeded: Array<{ tenant: string; policyId: string; demos: readonly Demonstration[] }> = [];
+  readonly retrievals: Array<{ tenant: string; policyId: string; query: unknown; k: number }> = [];
+  readonly archived: Array<{ tenant: string; policyId: string; candidate: unknown }> = [];
+  readonly confirmed: Array<{ tenant: string; policyId: string; jobId: string; confirmation: unknown }> = [];
+  readonly candidates = new Set<string>();
+  feedback: LabelledExample[] = [];
+  nearest: RetrievedDemonstration[] = [];
+
+  async seed(tenant: string, policyId: string, demos: readonly Demonstration[]): Promise<SeedResult> {
+    this.seeded.push({ tenant, policyId, demos });
+    return { ids: [], added: demos.length, updated: 0, unchanged: 0, removed: 0 };
+  }
+  async retrieve(tenant: string, policyId: string, query: unknown, k: number): Promise<RetrievedDemonstration[]> {
+    this.retrievals.push({ tenant, policyId, query, k });
+    return this.nearest.slice(0, k);
+  }
+  async listFeedbackExamples(_tenant: string, _policyId: string): Promise<LabelledExample[]> {
+    return this.feedback;
+  }
+  async archive(tenant: string, policyId: string, candidate: unknown): Promise<void> {
+    this.archived.push({ tenant, policyId, candidate });
+  }
+  async getCandidate(_tenant: string, _policyId: string, jobId: string): Promise<unknown> {
+    return this.candidates.has(jobId) ? { jobId } : undefined;
+  }
+  async confirm(tenant: string, policyId: string, jobId: string, confirmation: { correctLabel: 0 | 1 }): Promise<{ promoted: boolean }> {
+    this.confirmed.push({ tenant, policyId, jobId, confirmation });
+    return { promoted: confirmation.correctLabel === 1 };
+  }
+  asStore(): DemonstrationStore {
+    return this as unknown as DemonstrationStore;
   }
 }
 

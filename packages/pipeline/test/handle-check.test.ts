@@ -15,7 +15,7 @@ describe('handleCheck: rails', () => {
   it.each(['deny', 'pending'] as const)('rails %s ends the check: no program lookup, no sandbox run, no LLM', async (railsVerdict) => {
     const reg = registered(policy({ rails: railsOn, mode: 'compiled' }));
     const f = fakeDeps([reg], { runMs: 0 });
-    f.programs.promote('acme', reg.programDigest, 'return { deny: false }');
+    f.programs.promoteCode('acme', reg.programDigest, 'return { deny: false }');
     const approval = { token: 'tok', id: 'ap-1', expiresAt: new Date(0).toISOString() };
     const approvalRecord = { key: 'approval:ap-1', fields: { a: '1' }, ttlMs: 1000 };
     f.rails.script = () => {
@@ -76,7 +76,7 @@ describe('handleCheck: rails', () => {
   it('rails that let a call through a policy with requests hand it on, their rules carried with the state', async () => {
     const reg = registered(policy({ rails: railsOn, mode: 'compiled' }));
     const f = fakeDeps([reg]);
-    f.programs.promote('acme', reg.programDigest, 'program code');
+    f.programs.promoteCode('acme', reg.programDigest, 'program code');
     f.rails.script = () => ({ verdict: 'continue', reasons: ['ok so far'], rules: ['rails.allow-list'], redacted: { input: 'redacted' } });
     f.sandbox.script = () => verdict(true, ['over the limit']);
     // A plain job too: the allowPlainJobs rule is for rails-only policies.
@@ -90,7 +90,7 @@ describe('handleCheck: a promoted program', () => {
   it.each([true, false])("the program's verdict (deny: %s) becomes a compiled decision", async (deny) => {
     const reg = registered(policy({ mode: 'auto' }));
     const f = fakeDeps([reg], { runMs: 25 });
-    f.programs.promote('acme', reg.programDigest, 'the program');
+    f.programs.promoteCode('acme', reg.programDigest, 'the program');
     f.sandbox.script = () => ({ ...verdict(deny, ['because']), verdict: { deny, reasons: ['because'], details: { amount: 50 } }, hostUsage: { calls: 1, promptTokens: 2, completionTokens: 3 } });
 
     const { draft, state } = decided(await handleCheck(checkState(reg), f.deps));
@@ -110,7 +110,7 @@ describe('handleCheck: a promoted program', () => {
   it('the policy limits a run, capped by the executor', async () => {
     const reg = registered(policy({ mode: 'compiled', limits: { cpuMs: 50, wallMs: 5000 } }));
     const f = fakeDeps([reg]);
-    f.programs.promote('acme', reg.programDigest, 'code');
+    f.programs.promoteCode('acme', reg.programDigest, 'code');
     await handleCheck(checkState(reg), f.deps);
     expect(f.sandbox.requests[0]!.limits).toEqual({ cpuMs: 50, wallMs: 1000, memoryMb: 64 });
   });
@@ -126,7 +126,7 @@ describe('handleCheck: a promoted program', () => {
   ] as const)('a sandbox failure (%s, failMode %s) is a guard_error that %ss', async (kind, failMode, expected, code) => {
     const reg = registered(policy({ mode: 'compiled', failMode }));
     const f = fakeDeps([reg]);
-    f.programs.promote('acme', reg.programDigest, 'code');
+    f.programs.promoteCode('acme', reg.programDigest, 'code');
     f.sandbox.script = () => failure(kind, 'it broke');
 
     const { draft, state } = decided(await handleCheck(checkState(reg), f.deps));
@@ -186,7 +186,7 @@ describe('handleCheck: no program', () => {
   it('per-request mode goes to memory without looking for a program or asking for a compile', async () => {
     const reg = registered(policy({ mode: 'per-request' }));
     const f = fakeDeps([reg]);
-    f.programs.promote('acme', reg.programDigest, 'code');
+    f.programs.promoteCode('acme', reg.programDigest, 'code');
 
     const outcome = await handleCheck(checkState(reg), f.deps);
 
@@ -211,8 +211,8 @@ describe('handleCheck: a shadow version', () => {
 
   it('decides beside the enforcing version, with its own rails and program under the same call id', async () => {
     const { f, state } = setup();
-    f.programs.promote('acme', enforcing.programDigest, 'enforcing code');
-    f.programs.promote('acme', shadowReg.programDigest, 'shadow code');
+    f.programs.promoteCode('acme', enforcing.programDigest, 'enforcing code');
+    f.programs.promoteCode('acme', shadowReg.programDigest, 'shadow code');
 
     const { draft, state: after } = decided(await handleCheck(state, f.deps));
 
@@ -237,7 +237,7 @@ describe('handleCheck: a shadow version', () => {
 
   it('never runs the LLM: a shadow without a program is undecided (auto mode asks for its compile) while the check goes on', async () => {
     const { f, state } = setup();
-    f.programs.promote('acme', enforcing.programDigest, 'enforcing code');
+    f.programs.promoteCode('acme', enforcing.programDigest, 'enforcing code');
 
     const { state: after } = decided(await handleCheck(state, f.deps));
 
@@ -250,7 +250,7 @@ describe('handleCheck: a shadow version', () => {
 
   it('decides beside a check that goes on to the LLM path', async () => {
     const { f, state } = setup();
-    f.programs.promote('acme', shadowReg.programDigest, 'shadow code');
+    f.programs.promoteCode('acme', shadowReg.programDigest, 'shadow code');
 
     const outcome = await handleCheck(state, f.deps);
 
@@ -262,7 +262,7 @@ describe('handleCheck: a shadow version', () => {
   it('a shadow that cannot be read is undecided, and the enforcing decision stands', async () => {
     const { f, state } = setup();
     f.policies.byDigest.delete(shadowReg.digest);
-    f.programs.promote('acme', enforcing.programDigest, 'enforcing code');
+    f.programs.promoteCode('acme', enforcing.programDigest, 'enforcing code');
 
     const { draft, state: after } = decided(await handleCheck(state, f.deps));
 
@@ -273,8 +273,8 @@ describe('handleCheck: a shadow version', () => {
 
   it('is not decided again when the state already carries its result', async () => {
     const { f, state } = setup();
-    f.programs.promote('acme', enforcing.programDigest, 'enforcing code');
-    f.programs.promote('acme', shadowReg.programDigest, 'shadow code');
+    f.programs.promoteCode('acme', enforcing.programDigest, 'enforcing code');
+    f.programs.promoteCode('acme', shadowReg.programDigest, 'shadow code');
     const earlier = { policy: policyRef(shadowReg), decision: 'allow' as const, status: 'ok' as const, reasons: ['earlier'], rules: [], agrees: null };
 
     const { state: after } = decided(await handleCheck({ ...state, shadowResult: earlier }, f.deps));

@@ -12,8 +12,8 @@ const autoReg = registered(policy({ mode: 'auto' }), 'digest-auto', 'program-aut
 /** A chunk runtime over fakes: a promoted program that denies inputs containing 'bad'. */
 function setup() {
   const f = fakeDeps([reg, autoReg]);
-  f.programs.promote('acme', reg.programDigest, 'program');
-  f.programs.promote('globex', reg.programDigest, 'program');
+  f.programs.promoteCode('acme', reg.programDigest, 'program');
+  f.programs.promoteCode('globex', reg.programDigest, 'program');
   f.sandbox.script = (request) => verdict(String(request.input).includes('bad'), [`judged ${String(request.input)}`]);
   const fin = fakeFinalize();
   const logger = new RecordingLogger();
@@ -166,7 +166,7 @@ describe('processCheckChunk', () => {
     const openReg = registered(policy({ mode: 'compiled', failMode: 'open' }), 'digest-open', 'program-open');
     const { f, fin, chunk, logger } = setup();
     f.policies.byDigest.set(openReg.digest, openReg);
-    f.programs.promote('acme', openReg.programDigest, 'program');
+    f.programs.promoteCode('acme', openReg.programDigest, 'program');
     f.sandbox.script = (request) => {
       if (request.input === 'flaky') throw new Error('ECONNRESET');
       return verdict(false);
