@@ -58,7 +58,7 @@ export function policyRef(reg: RegisteredPolicy): PipelineState['policy'] {
 }
 
 /** A clock that moves only when told. */
-export function fakeClock(start = 1_000) {
+function fakeClock(start = 1_000) {
   let t = start;
   return {
     now: () => t,
@@ -68,7 +68,7 @@ export function fakeClock(start = 1_000) {
   };
 }
 
-export class FakeResultStore implements Pick<ResultStore, 'saveDecisions' | 'decided' | 'saveCompileResult'> {
+class FakeResultStore implements Pick<ResultStore, 'saveDecisions' | 'decided' | 'saveCompileResult'> {
   readonly saveCalls: Array<{ entries: DecisionToSave[]; fence: JobFence | null }> = [];
   readonly stored = new Map<string, DecisionToSave>();
   readonly decidedCalls: Array<Array<{ tenant: string; id: string }>> = [];
@@ -111,7 +111,7 @@ export class FakeQueues implements Pick<QueueSet, 'add'> {
   }
 }
 
-export class FakePrograms implements Pick<ProgramStore, 'getPromoted' | 'promote' | 'demote' | 'saveReport' | 'unlockCompile' | 'backOffCompile' | 'tryLockCompile'> {
+class FakePrograms implements Pick<ProgramStore, 'getPromoted' | 'promote' | 'demote' | 'saveReport' | 'unlockCompile' | 'backOffCompile' | 'tryLockCompile'> {
   readonly promoted = new Map<string, PromotedProgram>();
   readonly lookups: string[] = [];
   readonly demoted: string[] = [];
@@ -165,7 +165,7 @@ export class FakePrograms implements Pick<ProgramStore, 'getPromoted' | 'promote
   }
 }
 
-export class FakePolicies implements Pick<PolicyRegistry, 'getByDigest'> {
+class FakePolicies implements Pick<PolicyRegistry, 'getByDigest'> {
   readonly byDigest = new Map<string, RegisteredPolicy>();
   constructor(...regs: RegisteredPolicy[]) {
     for (const reg of regs) this.byDigest.set(reg.digest, reg);
@@ -181,7 +181,7 @@ export const verdict = (deny: boolean, reasons: string[] = []): RunResult => ({ 
 export const failure = (kind: SandboxErrorKind, message = 'boom'): RunResult => ({ ok: false, error: { kind, message }, durationUs: 10, toolCalls: 0 });
 
 /** A sandbox whose runs answer as `script` says (and take `runMs` of the fake clock). */
-export class FakeSandbox {
+class FakeSandbox {
   readonly requests: ProcessRunRequest[] = [];
   script: (request: ProcessRunRequest) => RunResult | Promise<RunResult> = () => verdict(false);
   constructor(
@@ -199,7 +199,7 @@ export class FakeSandbox {
   async close(): Promise<void> {}
 }
 
-export class FakeRails implements RailsRuntime {
+class FakeRails implements RailsRuntime {
   readonly calls: Array<{ tenant: string; digest: string; callId: string; options: unknown }> = [];
   script: (reg: RegisteredPolicy) => RailsVerdict = () => ({ verdict: 'continue', reasons: [], rules: [] });
   async evaluate(tenant: string, reg: RegisteredPolicy, _job: unknown, callId: string, options?: unknown): Promise<RailsVerdict> {
@@ -208,7 +208,7 @@ export class FakeRails implements RailsRuntime {
   }
 }
 
-export class FakeLlm implements Llm {
+class FakeLlm implements Llm {
   readonly calls: ChatMessage[][] = [];
   reply: ChatResult = { text: 'ok', model: 'fake', usage: { promptTokens: 3, completionTokens: 4 } };
   async chat(messages: ChatMessage[], _opts?: ChatOptions): Promise<ChatResult> {
