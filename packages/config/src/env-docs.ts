@@ -1,13 +1,13 @@
 import { ENV_VARIABLES } from './env-variables';
 
 /** The markers around docs/operations.md's table of environment variables. */
-export const ENV_TABLE_START = '<!-- env-table:start -->';
-export const ENV_TABLE_END = '<!-- env-table:end -->';
+const ENV_TABLE_START = '<!-- env-table:start -->';
+const ENV_TABLE_END = '<!-- env-table:end -->';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /** The Markdown table of every variable in ENV_VARIABLES, in the list's order. */
-export function envTableMarkdown(): string {
+function envTableMarkdown(): string {
   const rows = ENV_VARIABLES.map(
     (variable) => `| \`${variable.name}\` | ${cell(variable.default)} | ${cell(variable.readBy.join(', '))} | ${cell(variable.meaning)} |`,
   );

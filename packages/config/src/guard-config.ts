@@ -146,7 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const keys = path.split('.');
     const field = keys.pop() as string;
     let parent = raw;
-    for (const key of keys) parent = (parent[key] ??= {}) as Record<string, unknown>;
+    for (const key of keys) {
+      parent[key] ??= {};
+      parent = parent[key] as Record<string, unknown>;
+    }
     const value = env[name];
     parent[field] = value === '' ? undefined : value;
   }
