@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { HttpTransport } from '@guardagent/client';
+import { envName, readEnv } from '@guardagent/config';
 import { ConfigError } from '@guardagent/errors';
 
 /** Where the gateway is when neither --gateway nor GUARDAGENT_URL says. */
@@ -11,7 +12,7 @@ export interface GatewayOptions {
 
 /** `--gateway <url>` on a command that talks to the gateway (default GUARDAGENT_URL, else DEFAULT_GATEWAY_URL). */
 export function withGatewayOption(command: Command): Command {
-  return command.option('--gateway <url>', 'the gateway (GUARDAGENT_URL sets the default)', process.env.GUARDAGENT_URL || DEFAULT_GATEWAY_URL);
+  return command.option('--gateway <url>', `the gateway (${envName('gatewayUrl')} sets the default)`, readEnv('gatewayUrl') ?? DEFAULT_GATEWAY_URL);
 }
 
 /**
@@ -20,13 +21,13 @@ export function withGatewayOption(command: Command): Command {
  * (tenants): GUARDAGENT_ADMIN_KEY, else GUARDAGENT_API_KEY holding it.
  */
 function keyFor(who: 'tenant' | 'server-admin', what: string): string {
-  const env = process.env;
-  const key = who === 'tenant' ? env.GUARDAGENT_API_KEY || env.GUARDAGENT_ADMIN_KEY : env.GUARDAGENT_ADMIN_KEY || env.GUARDAGENT_API_KEY;
+  const [apiKey, adminKey] = [readEnv('apiKey'), readEnv('adminKey')];
+  const key = who === 'tenant' ? (apiKey ?? adminKey) : (adminKey ?? apiKey);
   if (!key) {
     throw new ConfigError(
       who === 'tenant'
-        ? `${what} needs GUARDAGENT_API_KEY: a tenant's key with the scope it needs (or GUARDAGENT_ADMIN_KEY, which acts as tenant 'default')`
-        : `${what} needs GUARDAGENT_ADMIN_KEY: the server admin key`,
+        ? `${what} needs ${envName('apiKey')}: a tenant's key with the scope it needs (or ${envName('adminKey')}, which acts as tenant 'default')`
+        : `${what} needs ${envName('adminKey')}: the server admin key`,
     );
   }
   return key;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '@guardagent/errors';
 import { isRedisTarget, keyPrefixFor } from './redis-target';
+import { ENV_VARIABLES } from './env-variables';
 import { MAX_SHARDS } from './shard-layout';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -129,118 +130,29 @@ export const GuardConfigSchema = z.object({
 });
 export type GuardConfig = z.output<typeof GuardConfigSchema>;
 
-const ENV_NAMES: Record<string, string> = {
-  redisUrl: 'REDIS_URL',
-  prefix: 'GUARDAGENT_PREFIX',
-  shards: 'GUARDAGENT_SHARDS',
-  workerShards: 'GUARDAGENT_WORKER_SHARDS',
-  resultTtlSeconds: 'GUARDAGENT_RESULT_TTL_SECONDS',
-  maxDebugRounds: 'GUARDAGENT_MAX_DEBUG_ROUNDS',
-  'concurrency.executor': 'GUARDAGENT_EXECUTOR_CONCURRENCY',
-  'concurrency.memory': 'GUARDAGENT_MEMORY_CONCURRENCY',
-  'concurrency.planner': 'GUARDAGENT_PLANNER_CONCURRENCY',
-  'concurrency.codegen': 'GUARDAGENT_CODEGEN_CONCURRENCY',
-  'concurrency.debugger': 'GUARDAGENT_DEBUGGER_CONCURRENCY',
-  'sandbox.poolSize': 'GUARDAGENT_SANDBOX_POOL_SIZE',
-  'sandbox.memoryMb': 'GUARDAGENT_SANDBOX_MEMORY_MB',
-  'sandbox.cpuMs': 'GUARDAGENT_SANDBOX_CPU_MS',
-  'sandbox.wallMs': 'GUARDAGENT_SANDBOX_WALL_MS',
-  'sandbox.maxRunsPerIsolate': 'GUARDAGENT_SANDBOX_MAX_RUNS_PER_ISOLATE',
-  'sandbox.spares': 'GUARDAGENT_SANDBOX_SPARES',
-  'sandbox.crashBudget': 'GUARDAGENT_SANDBOX_CRASH_BUDGET',
-  'sandbox.tenantCrashBudget': 'GUARDAGENT_SANDBOX_TENANT_CRASH_BUDGET',
-  'sandbox.crashWindowMs': 'GUARDAGENT_SANDBOX_CRASH_WINDOW_MS',
-  'sandbox.workerMaxRssMb': 'GUARDAGENT_SANDBOX_WORKER_MAX_RSS_MB',
-  'sandbox.warmUp': 'GUARDAGENT_SANDBOX_WARM_UP',
-  'sandbox.unservedMs': 'GUARDAGENT_SANDBOX_UNSERVED_MS',
-  railsWorkers: 'GUARDAGENT_RAILS_WORKERS',
-  lockDurationMs: 'GUARDAGENT_LOCK_DURATION_MS',
-  stalledIntervalMs: 'GUARDAGENT_STALLED_INTERVAL_MS',
-  maxDemonstrations: 'GUARDAGENT_MAX_DEMONSTRATIONS',
-  'quotas.checksPerSecond': 'GUARDAGENT_QUOTA_CHECKS_PER_SECOND',
-  'quotas.checkBurst': 'GUARDAGENT_QUOTA_CHECK_BURST',
-  'quotas.jobsInFlight': 'GUARDAGENT_QUOTA_JOBS_IN_FLIGHT',
-  'quotas.policies': 'GUARDAGENT_QUOTA_POLICIES',
-  'quotas.storedBytes': 'GUARDAGENT_QUOTA_STORED_BYTES',
-  'decisionLog.record': 'GUARDAGENT_DECISION_LOG',
-  'decisionLog.maxEntries': 'GUARDAGENT_DECISION_LOG_MAX_ENTRIES',
-  'decisionLog.maxAgeSeconds': 'GUARDAGENT_DECISION_LOG_MAX_AGE_SECONDS',
-  'chunks.max': 'GUARDAGENT_CHUNK_MAX',
-  'chunks.lingerMs': 'GUARDAGENT_CHUNK_LINGER_MS',
-  gatewayPort: 'GUARDAGENT_GATEWAY_PORT',
-  adminKey: 'GUARDAGENT_ADMIN_KEY',
-  metricsKey: 'GUARDAGENT_METRICS_KEY',
-  'approvalWebhook.url': 'GUARDAGENT_APPROVAL_WEBHOOK_URL',
-  'approvalWebhook.secret': 'GUARDAGENT_APPROVAL_WEBHOOK_SECRET',
-  'approvalWebhook.privateHosts': 'GUARDAGENT_APPROVAL_WEBHOOK_PRIVATE_HOSTS',
-};
+/** Config path → environment variable, from the list (ENV_VARIABLES) of every variable. */
+const ENV_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  ENV_VARIABLES.filter((variable) => 'config' in variable).map((variable) => [variable.key, variable.name]),
+);
 
 /** Environment variable of each config field, for docs and error messages. */
 export const CONFIG_ENV_NAMES: Readonly<Record<string, string>> = ENV_NAMES;
 
 /** Read the config from environment variables; a bad value is a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<GuardConfig> = {}): GuardConfig {
-  const read = (path: string) => {
-    const value = env[ENV_NAMES[path]];
-    return value === '' ? undefined : value;
-  };
-  const raw = {
-    redisUrl: read('redisUrl'),
-    prefix: read('prefix'),
-    shards: read('shards'),
-    workerShards: read('workerShards'),
-    resultTtlSeconds: read('resultTtlSeconds'),
-    maxDebugRounds: read('maxDebugRounds'),
-    concurrency: {
-      executor: read('concurrency.executor'),
-      memory: read('concurrency.memory'),
-      planner: read('concurrency.planner'),
-      codegen: read('concurrency.codegen'),
-      debugger: read('concurrency.debugger'),
-    },
-    sandbox: {
-      poolSize: read('sandbox.poolSize'),
-      memoryMb: read('sandbox.memoryMb'),
-      cpuMs: read('sandbox.cpuMs'),
-      wallMs: read('sandbox.wallMs'),
-      maxRunsPerIsolate: read('sandbox.maxRunsPerIsolate'),
-      spares: read('sandbox.spares'),
-      crashBudget: read('sandbox.crashBudget'),
-      tenantCrashBudget: read('sandbox.tenantCrashBudget'),
-      crashWindowMs: read('sandbox.crashWindowMs'),
-      workerMaxRssMb: read('sandbox.workerMaxRssMb'),
-      warmUp: read('sandbox.warmUp'),
-      unservedMs: read('sandbox.unservedMs'),
-    },
-    railsWorkers: read('railsWorkers'),
-    lockDurationMs: read('lockDurationMs'),
-    stalledIntervalMs: read('stalledIntervalMs'),
-    maxDemonstrations: read('maxDemonstrations'),
-    quotas: {
-      checksPerSecond: read('quotas.checksPerSecond'),
-      checkBurst: read('quotas.checkBurst'),
-      jobsInFlight: read('quotas.jobsInFlight'),
-      policies: read('quotas.policies'),
-      storedBytes: read('quotas.storedBytes'),
-    },
-    decisionLog: {
-      record: read('decisionLog.record'),
-      maxEntries: read('decisionLog.maxEntries'),
-      maxAgeSeconds: read('decisionLog.maxAgeSeconds'),
-    },
-    chunks: {
-      max: read('chunks.max'),
-      lingerMs: read('chunks.lingerMs'),
-    },
-    gatewayPort: read('gatewayPort'),
-    adminKey: read('adminKey'),
-    metricsKey: read('metricsKey'),
-    approvalWebhook: {
-      url: read('approvalWebhook.url'),
-      secret: read('approvalWebhook.secret'),
-      privateHosts: read('approvalWebhook.privateHosts'),
-    },
-  };
+  // Each listed config variable at its path (`sandbox.wallMs` → raw.sandbox.wallMs); empty reads as unset.
+  const raw: Record<string, unknown> = {};
+  for (const [path, name] of Object.entries(ENV_NAMES)) {
+    const keys = path.split('.');
+    const field = keys.pop() as string;
+    let parent = raw;
+    for (const key of keys) {
+      parent[key] ??= {};
+      parent = parent[key] as Record<string, unknown>;
+    }
+    const value = env[name];
+    parent[field] = value === '' ? undefined : value;
+  }
   const parsed = GuardConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {

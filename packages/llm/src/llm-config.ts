@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envName, readEnv, type EnvKey } from '@guardagent/config';
 import { ConfigError } from '@guardagent/errors';
 import { safeUrl } from './redact';
 
@@ -20,13 +21,14 @@ export const LlmConfigSchema = z
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 
 /** Which environment variable feeds each config field, to name it in errors. */
-const ENV_NAME: Record<keyof LlmConfig, string> = {
-  baseURL: 'GUARDAGENT_LLM_BASE_URL',
-  apiKey: 'GUARDAGENT_LLM_API_KEY',
-  model: 'GUARDAGENT_LLM_MODEL',
-  timeoutMs: 'GUARDAGENT_LLM_TIMEOUT_MS',
-  maxRetries: 'GUARDAGENT_LLM_MAX_RETRIES',
-};
+const ENV_KEY = {
+  baseURL: 'llm.baseUrl',
+  apiKey: 'llm.apiKey',
+  model: 'llm.model',
+  timeoutMs: 'llm.timeoutMs',
+  maxRetries: 'llm.maxRetries',
+} as const satisfies Record<keyof LlmConfig, EnvKey>;
+const ENV_NAME = Object.fromEntries(Object.entries(ENV_KEY).map(([field, key]) => [field, envName(key)])) as Record<keyof LlmConfig, string>;
 
 /**
  * Validate a config built in code. Errors name the field and never echo values (the key may be
@@ -49,8 +51,9 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = nonEmpty(env[name]);
+function intFromEnv(env: NodeJS.ProcessEnv, key: EnvKey, fallback: number): number {
+  const name = envName(key);
+  const raw = nonEmpty(readEnv(key, env));
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer`, { field: name });
   return Number(raw);
@@ -64,15 +67,15 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
  * - API key: GUARDAGENT_LLM_API_KEY, else OPENAI_API_KEY, else 'none' (keyless local servers).
  */
 export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfig | null {
-  const baseURL = nonEmpty(env.GUARDAGENT_LLM_BASE_URL);
-  const apiKey = nonEmpty(env.GUARDAGENT_LLM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
-  let model = nonEmpty(env.GUARDAGENT_LLM_MODEL);
+  const baseURL = nonEmpty(readEnv('llm.baseUrl', env));
+  const apiKey = nonEmpty(readEnv('llm.apiKey', env)) ?? nonEmpty(readEnv('openaiApiKey', env));
+  let model = nonEmpty(readEnv('llm.model', env));
 
   if (!baseURL && !apiKey) return null;
   if (baseURL && !model) {
     throw new ConfigError(
-      `GUARDAGENT_LLM_MODEL is required when GUARDAGENT_LLM_BASE_URL is set (e.g. GUARDAGENT_LLM_MODEL=llama3.1 for Ollama)`,
-      { field: 'GUARDAGENT_LLM_MODEL' },
+      `${ENV_NAME.model} is required when ${ENV_NAME.baseURL} is set (e.g. ${ENV_NAME.model}=llama3.1 for Ollama)`,
+      { field: ENV_NAME.model },
     );
   }
   model ??= OPENAI_DEFAULT_MODEL;
@@ -82,8 +85,8 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
       baseURL: baseURL ?? OPENAI_DEFAULT_BASE_URL,
       apiKey: apiKey ?? 'none',
       model,
-      timeoutMs: intFromEnv(env, ENV_NAME.timeoutMs, DEFAULT_LLM_TIMEOUT_MS),
-      maxRetries: intFromEnv(env, ENV_NAME.maxRetries, DEFAULT_LLM_MAX_RETRIES),
+      timeoutMs: intFromEnv(env, ENV_KEY.timeoutMs, DEFAULT_LLM_TIMEOUT_MS),
+      maxRetries: intFromEnv(env, ENV_KEY.maxRetries, DEFAULT_LLM_MAX_RETRIES),
     },
     ENV_NAME,
   );

@@ -1,4 +1,4 @@
-import { loadConfig } from '@guardagent/config';
+import { loadConfig, readEnv } from '@guardagent/config';
 import { errorMessage } from '@guardagent/errors';
 import { jsonLogger, redactUrl, reportRedisSettings } from '@guardagent/pipeline';
 import { initTelemetry } from '@guardagent/telemetry';
@@ -12,7 +12,7 @@ if (!config.redisUrl) {
   process.exit(2);
 }
 const telemetry = initTelemetry({ serviceName: 'guardagent-gateway' });
-const host = process.env.GUARDAGENT_GATEWAY_HOST || '0.0.0.0';
+const host = readEnv('gatewayHost') ?? '0.0.0.0';
 try {
   const gateway = await startGateway({ config, host, logger });
   logger.info({ port: gateway.port, host, redis: redactUrl(config.redisUrl) }, 'gateway listening (docs at /docs)');

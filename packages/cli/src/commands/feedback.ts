@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { readEnv } from '@guardagent/config';
 import { ConfigError, ValidationError } from '@guardagent/errors';
 import { startLocalStack } from '../local-stack';
 
@@ -13,7 +14,7 @@ export function registerFeedback(program: Command): void {
       if (options.label !== '0' && options.label !== '1') {
         throw new ValidationError('feedback', [{ path: 'label', message: 'must be 0 or 1' }]);
       }
-      if (!process.env.REDIS_URL) {
+      if (!readEnv('redisUrl')) {
         throw new ConfigError('feedback needs REDIS_URL: decisions live in the Redis the workers use (a private redis-server is gone when its command ends)');
       }
       const stack = await startLocalStack({ stages: ['memory'] });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, type ExitCode } from '@guardagent/client';
+import { envName, readEnv } from '@guardagent/config';
 import { ConfigError, ValidationError, errorMessage } from '@guardagent/errors';
 import type { Decision, Policy } from '@guardagent/schemas';
 import { startLocalStack, type LocalStack } from '../local-stack';
@@ -143,10 +144,10 @@ export async function testPolicies(args: readonly string[], options: { json?: bo
     if (tests) readTestsFile(tests, policies[i]!);
   });
   const llm = policies.some(needsLlm);
-  if (llm && !process.env.GUARDAGENT_LLM_BASE_URL) {
+  if (llm && !readEnv('llm.baseUrl')) {
     const names = paths.filter((_p, i) => needsLlm(policies[i]!));
     throw new ConfigError(
-      `${names.join(', ')}: guard requests without a program, so its checks need an LLM: set GUARDAGENT_LLM_BASE_URL and GUARDAGENT_LLM_MODEL, or compile the policy (guardagent compile) and keep its program in the file`,
+      `${names.join(', ')}: guard requests without a program, so its checks need an LLM: set ${envName('llm.baseUrl')} and ${envName('llm.model')}, or compile the policy (guardagent compile) and keep its program in the file`,
     );
   }
   const stack = await startLocalStack({ privateRedis: true, stages: llm ? undefined : ['executor'], serviceName: 'guardagent-policy-test', tenant: 'policy-test' });

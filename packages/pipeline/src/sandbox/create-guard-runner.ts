@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { readEnv } from '@guardagent/config';
 import { SandboxProcessPool, type HostFunction, type SandboxProcessPoolOptions } from '@guardagent/sandbox';
 import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV, SANDBOX_WARM_UP_ENV } from './sandbox-worker-env';
 
@@ -34,7 +35,7 @@ export interface GuardRunnerOptions {
 export function sandboxWorkerCommand(): { entry: string; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   if (!fromSource) return { entry: fileURLToPath(new URL('./sandbox-child-main.js', import.meta.url)), execArgv: ['--no-node-snapshot'] };
-  if (process.env.GUARDAGENT_SANDBOX_WORKER === 'built') {
+  if (readEnv('sandboxWorker') === 'built') {
     return { entry: fileURLToPath(new URL('../../dist/sandbox/sandbox-child-main.js', import.meta.url)), execArgv: ['--no-node-snapshot'] };
   }
   // Resolved here, not by the worker's cwd: the CLI may run from any directory.
