@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { PipelineStateSchema, newPipelineState, type PipelineState } from '@guardagent/queue';
 
-/** Rebuild enough of a job's state (id, tenant, policy, reply channel) to answer it. */
+/** Rebuild enough of a job's state (id, tenant, policy, reply channel, compile lock) to answer it. */
 export function salvageState(job: Job): PipelineState | null {
   return salvageStateOf((job.data as { state?: unknown } | undefined)?.state);
 }
@@ -14,6 +14,8 @@ export function salvageStateOf(value: unknown): PipelineState | null {
   return newPipelineState({
     ...salvage.data,
     purpose: raw?.purpose === 'compile' ? 'compile' : 'check',
+    // A background compile holds its digest's compile lock: answering it must release it or back off.
+    backgroundCompile: raw?.purpose === 'compile' && raw.backgroundCompile === true,
     job: { input: '', output: '', context: {} },
     replyTo: typeof raw?.replyTo === 'string' ? raw.replyTo : null,
     batchId: typeof raw?.batchId === 'string' ? raw.batchId : null,

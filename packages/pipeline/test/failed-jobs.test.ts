@@ -158,11 +158,23 @@ describe('answerFailedJob', () => {
   });
 
   it('ends a failed compile as an error result, not a decision', async () => {
-    const { deps, results } = setup();
+    const { deps, results, programs } = setup();
     const job = fakeJob({ name: 'verify', data: { state: { ...checkState(reg, { jobId: 'compile-1', purpose: 'compile' }), backgroundCompile: true } } });
     expect(await answerFailedJob(deps, 'executor', job, 'boom')).toBe(true);
     expect(results.saveCalls).toEqual([]);
     expect(results.compileResults[0]).toMatchObject({ id: 'compile-1', result: { status: 'error', error: { code: 'JOB_FAILED' } } });
+    // A background compile holds its digest's compile lock: failed, it backs off for the hour (was:
+    // the salvaged state forgot the lock, which then expired after 15 minutes and the compile ran again).
+    expect(programs.backedOff).toEqual([{ programDigest: reg.programDigest, seconds: 3600 }]);
+    expect(programs.unlocked).toEqual([]);
+  });
+
+  it('a failed explicit compile (no lock held) neither unlocks nor backs off', async () => {
+    const { deps, programs } = setup();
+    const job = fakeJob({ name: 'verify', data: { state: checkState(reg, { jobId: 'compile-2', purpose: 'compile' }) } });
+    expect(await answerFailedJob(deps, 'executor', job, 'boom')).toBe(true);
+    expect(programs.backedOff).toEqual([]);
+    expect(programs.unlocked).toEqual([]);
   });
 
   it("answers a failed chunk's checks in one call; a check decided earlier keeps its decision", async () => {
