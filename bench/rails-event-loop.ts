@@ -1,9 +1,10 @@
 import { fork } from 'node:child_process';
 import { loadConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
-import { createRuntime, silentLogger } from '@guardagent/pipeline';
+import { createRuntime } from '@guardagent/pipeline';
 import { startLoopProbe } from '@guardagent/testing';
 import { RAILS_LOOP_JOBS } from './lib/rails-loop-jobs';
+import { silentLogger } from '@guardagent/telemetry';
 
 /**
  * How long one check holds an executor's event loop, by input. This process is an executor (the

@@ -5,9 +5,10 @@ import { QueueKeys } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { CONFIG_ENV_NAMES, loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { STAGES } from '@guardagent/queue';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { silentLogger } from '@guardagent/telemetry';
 
 // There is no container engine here: these tests check that what the deploy files name exists
 // and agrees with the code (commands, files, queue key names, Redis settings).

@@ -1,12 +1,13 @@
 import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
 import { LlmClient, type Llm } from '@guardagent/llm';
-import { createRuntime, silentLogger } from '@guardagent/pipeline';
+import { createRuntime } from '@guardagent/pipeline';
 import type { PolicyInput } from '@guardagent/schemas';
 // The src path, not the package: the package index also exports vitest-only helpers.
 import { startFakeLlmServer } from '../../packages/testing/src/fake-llm-server';
 import { log } from '../lib/log';
 import { median, round } from '../lib/stats';
+import { silentLogger } from '@guardagent/telemetry';
 
 export interface PerRequestResult {
   per_request_overhead_ms: number;

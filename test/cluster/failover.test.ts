@@ -6,10 +6,10 @@ import { HttpTransport } from '@guardagent/client';
 import { QueueTransport } from '@guardagent/client/queue';
 import { freePort, startRedisCluster, type LocalRedisCluster } from '@guardagent/local-redis';
 import { isRedisConnectionError, keys, redisTransientKind, waitUntilReady } from '@guardagent/queue';
-import { silentLogger } from '@guardagent/pipeline';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { startTestStack, waitFor, type TestStack } from '../helpers/pipeline-stack';
 import { refundsPolicy } from '../helpers/refunds-policy';
+import { silentLogger } from '@guardagent/telemetry';
 
 // A Redis Cluster failing over answers commands with MOVED, TRYAGAIN or CLUSTERDOWN, and ioredis's
 // Cluster gives up on one with "Too many Cluster redirections" or ClusterAllFailedError. These

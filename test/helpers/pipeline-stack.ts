@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { QueueTransport, type QueueTransportOptions } from '@guardagent/client/queue';
 import { LlmClient, type Llm } from '@guardagent/llm';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import type { Stage } from '@guardagent/queue';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { silentLogger } from '@guardagent/telemetry';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 

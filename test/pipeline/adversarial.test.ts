@@ -1,10 +1,10 @@
 import { loadConfig } from '@guardagent/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueTransport } from '@guardagent/client/queue';
-import { silentLogger } from '@guardagent/pipeline';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { startTestStack, waitFor, type TestStack } from '../helpers/pipeline-stack';
+import { silentLogger } from '@guardagent/telemetry';
 
 // Attacks on the executor through ordinary checks, against the real stack (queues, executor,
 // sandbox worker processes). For each: the attack's check ends fail-closed, and checks of another

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
 import { QueueTransport } from '@guardagent/client/queue';
-import { processCheckChunk, silentLogger, type CheckChunkDeps } from '@guardagent/pipeline';
+import { processCheckChunk, type CheckChunkDeps } from '@guardagent/pipeline';
 import { CHECK_CHUNK_JOB, newChunkJobId, newPipelineState, type PipelineState } from '@guardagent/queue';
 import type { Decision, PolicyInput } from '@guardagent/schemas';
 import { startTestStack, waitFor, type TestStack } from '../helpers/pipeline-stack';
+import { silentLogger } from '@guardagent/telemetry';
 
 /** Denies inputs with `word` in them; loops on 'loop' and throws on 'boom' (never in its examples). */
 const wordPolicy = (word: string): PolicyInput => ({

@@ -277,7 +277,8 @@ describe('jobs BullMQ gives up on', () => {
     const stack = await startTestStack({ stages: [] });
     const { Redis } = await import('ioredis');
     const redis = new Redis(stack.redisUrl);
-    const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
+    const { createRuntime } = await import('@guardagent/pipeline');
+    const { silentLogger } = await import('@guardagent/telemetry');
     let runtime: Awaited<ReturnType<typeof createRuntime>> | null = null;
     try {
       await stack.client.putPolicy(slowPolicy);
@@ -355,7 +356,8 @@ async function withAnswerlessFailures<T>(
   const stack = await startTestStack({ stages: [] });
   const { Redis } = await import('ioredis');
   const connection = new Redis(stack.redisUrl, { maxRetriesPerRequest: null });
-  const { createRuntime, silentLogger } = await import('@guardagent/pipeline');
+  const { createRuntime } = await import('@guardagent/pipeline');
+    const { silentLogger } = await import('@guardagent/telemetry');
   const runtimes: Array<Awaited<ReturnType<typeof createRuntime>>> = [];
   const bare = new Worker('executor', async () => {
     throw new Error('OOM command not allowed when used memory > maxmemory');

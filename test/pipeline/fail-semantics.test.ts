@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
-import { createRailsRuntime, createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRailsRuntime, createRuntime, type Runtime } from '@guardagent/pipeline';
 import { QueueTransport } from '@guardagent/client/queue';
 import type { PolicyInput } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { silentLogger } from '@guardagent/telemetry';
 
 // failMode: open is the operator saying "if the GuardAgent layer cannot decide, let the call
 // through". It must never open the rails (allow-lists, rate limits, approvals) or cover for

@@ -3,9 +3,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
 import { QueueTransport } from '@guardagent/client/queue';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { testRedisUrl, uniquePrefix, waitFor } from '@guardagent/testing';
 import { refundsPolicy } from '../helpers/refunds-policy';
+import { silentLogger } from '@guardagent/telemetry';
 
 // Workers pinned to shards (GUARDAGENT_WORKER_SHARDS): a process serves only its shards' queues,
 // so a tenant's checks wait until some process serves the tenant's shard, then are decided.

@@ -5,9 +5,10 @@ import { z } from 'zod';
 import { InMemoryHeldCalls, type HeldCalls } from '@guardagent/client';
 import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
 import { applyGuardAgentApprovals, approveInterruption, guardAgentTool, guardInterruptions, rejectInterruption } from '../src/index';
+import { silentLogger } from '@guardagent/telemetry';
 
 // Issue 36: a call GuardAgent holds becomes an interruption of the real OpenAI Agents SDK run (its
 // human-in-the-loop flow); once a person decides, the resumed run runs it once or tells the model

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
 import { guardAgentTool, guardAgentToolInput } from '../src/index';
+import { silentLogger } from '@guardagent/telemetry';
 
 // The real OpenAI Agents SDK runs its tool loop against the fake OpenAI-compatible server, which
 // scripts the model's tool calls; GuardAgent (real workers, real Redis) decides each call.

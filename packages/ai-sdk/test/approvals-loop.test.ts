@@ -5,9 +5,10 @@ import { z } from 'zod';
 import { InMemoryHeldCalls, type HeldCalls } from '@guardagent/client';
 import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { startFakeLlmServer, testRedisUrl, uniquePrefix, type FakeLlmServer } from '@guardagent/testing';
 import { guardAgentApprovalResponses, guardApprovalRequests, guardTools, respondToApproval } from '../src/index';
+import { silentLogger } from '@guardagent/telemetry';
 
 // Issue 36: a call GuardAgent holds becomes an AI SDK 6 tool approval request; once a person
 // decides, the resumed generation runs it once or hands the model the refusal. The real AI SDK

@@ -2,9 +2,9 @@ import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
 import type { Runtime } from '@guardagent/pipeline';
 import { QueueTransport } from '@guardagent/client/queue';
-import type { Stage } from '@guardagent/queue';
+import { reportRedisSettings, type Stage } from '@guardagent/queue';
 import type { Llm } from '@guardagent/llm';
-import { initTelemetry, type TelemetryHandle } from '@guardagent/telemetry';
+import { initTelemetry, jsonLogger, silentLogger, type TelemetryHandle } from '@guardagent/telemetry';
 
 export interface LocalStack {
   config: GuardConfig;
@@ -44,7 +44,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The operator's own Redis: say what in its settings weakens the guarantees (the private one
   // is throw-away by design).
   if (!privateRedis && options.verbose) {
-    const { jsonLogger, reportRedisSettings } = await import('@guardagent/pipeline');
     await reportRedisSettings(redisUrl, jsonLogger({ pid: process.pid }));
   }
   const telemetry: TelemetryHandle = initTelemetry({ serviceName: options.serviceName ?? 'guardagent' });
@@ -53,7 +52,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (!stages || stages.length > 0) {
     // The worker runtime (the sandbox host, toolbox data, isolated-vm's loader) only when workers
     // run here: `guardagent mcp --remote` and other clients of a running stack start without it.
-    const { createRuntime, jsonLogger, silentLogger } = await import('@guardagent/pipeline');
+    const { createRuntime } = await import('@guardagent/pipeline');
     runtime = await createRuntime(config, {
       logger: options.verbose ? jsonLogger({ pid: process.pid }) : silentLogger,
       ...(options.llm !== undefined ? { llm: options.llm } : {}),

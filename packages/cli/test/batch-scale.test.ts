@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { defaultLine, deletePrefix, parseSummary, policyYaml, runBatch, writeJobs } from './batch-helpers';
+import { silentLogger } from '@guardagent/telemetry';
 
 /**
  * The full form (`npm run test:scale`, run once in CI) streams 100,000 jobs; `npm test` runs the

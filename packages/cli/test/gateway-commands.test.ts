@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EXIT_CODES } from '@guardagent/client';
 import { loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { PolicySchema } from '@guardagent/schemas';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
+import { silentLogger } from '@guardagent/telemetry';
 
 // The commands that talk to the gateway, against a real one (and an executor) in this process.
 const BIN = join(import.meta.dirname, '..', 'bin', 'guardagent.mjs');

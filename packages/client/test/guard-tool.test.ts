@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
 import { GuardDeniedError, GuardPendingError } from '@guardagent/errors';
 import { approvalTokenHash } from '@guardagent/rails';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { DecisionSchema, parsePolicyText, type Decision } from '@guardagent/schemas';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { EXIT_CODES, InMemoryHeldCalls, exitCodeOfError, guardTool } from '../src/index';
 import { QueueTransport } from '../src/queue';
+import { silentLogger } from '@guardagent/telemetry';
 
 const deskPolicy = {
   id: 'desk',

@@ -4,11 +4,12 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { UnavailableError } from '@guardagent/errors';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { HttpTransport } from '../src/index';
 import { refundsPolicy as policy } from './refunds-policy';
+import { silentLogger } from '@guardagent/telemetry';
 
 const ADMIN_KEY = 'http-retry-admin-key-0123456789abcd';
 

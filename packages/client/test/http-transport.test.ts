@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
 import { CheckTimeoutError, NotFoundError, UnauthorizedError, UnavailableError, ValidationError } from '@guardagent/errors';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { GatewayError, HttpTransport, guardTool } from '../src/index';
 import { refundsPolicy as policy } from './refunds-policy';
+import { silentLogger } from '@guardagent/telemetry';
 
 const ADMIN_KEY = 'http-transport-admin-key-0123456789';
 

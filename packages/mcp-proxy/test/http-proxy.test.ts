@@ -8,10 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '@guardagent/config';
 import { freePort } from '@guardagent/local-redis';
-import { silentLogger } from '@guardagent/pipeline';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { CLI, EVERYTHING_SERVER, FILESYSTEM_SERVER, REPO_ROOT, startWorkers, textOf, type Workers } from './mcp-fixture';
+import { silentLogger } from '@guardagent/telemetry';
 
 // `guardagent mcp --port` serving MCP streamable HTTP, with bearer keys of the gateway's tenants,
 // in front of two real servers: server-everything over streamable HTTP and server-filesystem

@@ -9,11 +9,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '@guardagent/config';
-import { silentLogger } from '@guardagent/pipeline';
 import { startGateway, type Gateway } from '@guardagent/service-gateway';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { CLI, REPO_ROOT, startWorkers, textOf, type Workers } from './mcp-fixture';
 import { startHostileServer, type HostileServer } from './hostile-server';
+import { silentLogger } from '@guardagent/telemetry';
 
 // `guardagent mcp --port` started for one tenant (--tenant shop --subject ...), next to the
 // gateway of the same deployment: --subject serves only that tenant's keys, and the tenant's

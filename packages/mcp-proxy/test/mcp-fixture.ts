@@ -5,7 +5,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QueueTransport } from '@guardagent/client/queue';
 import { loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
+import { silentLogger } from '@guardagent/telemetry';
 
 const require = createRequire(import.meta.url);
 export const REPO_ROOT = join(import.meta.dirname, '..', '..', '..');

@@ -2,9 +2,9 @@ import type { Job } from 'bullmq';
 import { errorMessage } from '@guardagent/errors';
 import { CHECK_CHUNK_JOB, checksCarried, type PipelineState, type Stage } from '@guardagent/queue';
 import { finalizeCompile, finalizeDecision, finalizeDecisions, type FinalizeDeps } from './finalize';
-import type { Logger } from './logger';
 import { salvageState, salvageStateOf } from './salvage-state';
 import { guardError } from './stage-outcome';
+import type { Logger } from '@guardagent/telemetry';
 
 /** maxStalledCount of every stage worker: one re-run after an executor died under a job. */
 export const STALLS_BEFORE_QUARANTINE = 1;

@@ -16,11 +16,9 @@ export { processCheckChunk, CHUNK_CONCURRENCY, type ChunkReturn, type CheckChunk
 export { requestBackgroundCompile } from './request-compile';
 export { cachedClassifier } from './cached-classifier';
 export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeShard } from './runtime';
-export { runService, redactUrl } from './run-service';
-export { jsonLogger, silentLogger, type Logger } from './logger';
+export { runService } from './run-service';
 export { startFailedJobSweeper, FAILED_SWEEP_BATCH, FAILED_SWEEP_INTERVAL_MS, type FailedJobSweeper } from './failed-job-sweeper';
 export { answerFailedJob, STALLS_BEFORE_QUARANTINE, type AnswerFailedJobDeps } from './answer-failed-job';
 export { salvageState } from './salvage-state';
-export { reportRedisSettings } from './report-redis-settings';
 export { LockLostError } from './lock-lost-error';
 export { storedADecision, DECIDED_RETURN_VALUE } from './decided-job';

@@ -1,11 +1,10 @@
 import type { Job } from 'bullmq';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
 import { CheckChunkJobSchema, PipelineStateSchema, type JobFence, type PipelineState } from '@guardagent/queue';
-import { extractTraceContext, withSpan } from '@guardagent/telemetry';
+import { extractTraceContext, withSpan, type Logger } from '@guardagent/telemetry';
 import { handleCheck } from './handlers/check';
 import { errorOutcome, errorOutcomeClosed } from './error-outcome';
 import { finalizeDecisions, type FinalizeDeps } from './finalize';
-import type { Logger } from './logger';
 import type { PipelineDeps } from './pipeline-deps';
 import { salvageStateOf } from './salvage-state';
 import type { DecisionDraft, StageOutcome } from './stage-outcome';

@@ -1,9 +1,8 @@
 import { loadConfig } from '@guardagent/config';
 import type { Stage } from '@guardagent/queue';
-import { initTelemetry } from '@guardagent/telemetry';
+import { initTelemetry, jsonLogger, redactUrl } from '@guardagent/telemetry';
 import { createRuntime } from './runtime';
-import { jsonLogger } from './logger';
-import { reportRedisSettings } from './report-redis-settings';
+import { reportRedisSettings } from '@guardagent/queue';
 
 /**
  * Entry point of a standalone stage process (`services/<stage>`): workers for the given
@@ -34,15 +33,3 @@ export async function runService(stages: readonly Stage[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-/** A Redis URL without its password, for logs. */
-export function redactUrl(url: string): string {
-  // A cluster's seed list (redis-cluster://[user:password@]host:port,…) is no URL new URL() reads.
-  if (url.startsWith('redis-cluster://')) return url.replace(/^(redis-cluster:\/\/[^:@/]*:)[^@]*@/, '$1***@');
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'redis://(unparseable)';
-  }
-}

@@ -16,7 +16,7 @@ import { startStageWorker, type StageWorkerRuntime } from './stage-worker';
 import { startFailedJobSweeper, type FailedJobSweeper } from './failed-job-sweeper';
 import { createGuardRunner } from './sandbox/create-guard-runner';
 import { SandboxPoolReporter } from './sandbox/sandbox-pool-reporter';
-import { jsonLogger, type Logger } from './logger';
+import { jsonLogger, type Logger } from '@guardagent/telemetry';
 
 export interface RuntimeOptions {
   /** An LLM to use instead of the one configured by environment (null: none). */

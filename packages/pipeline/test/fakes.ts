@@ -16,7 +16,7 @@ import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@gua
 import { PolicySchema, type Demonstration, type LabelledExample, type PolicyInput } from '@guardagent/schemas';
 import type { SandboxErrorKind } from '@guardagent/errors';
 import type { FinalizeDeps } from '../src/finalize';
-import type { Logger } from '../src/logger';
+import type { Logger } from '@guardagent/telemetry';
 import type { PipelineDeps } from '../src/pipeline-deps';
 import type { RailsRuntime, RailsVerdict } from '../src/rails-runtime';
 

@@ -42,3 +42,4 @@ export {
   type SandboxPoolReport,
   type SandboxCountDeltas,
 } from './sandbox-pool-reports';
+export { reportRedisSettings } from './report-redis-settings';

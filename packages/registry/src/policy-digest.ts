@@ -1,5 +1,5 @@
 import type { Policy } from '@guardagent/schemas';
-import { TOOLBOX_PACK_VERSIONS } from '@guardagent/toolbox/pack-versions';
+import { TOOLBOX_PACK_VERSIONS } from '@guardagent/schemas';
 import { canonicalJson, sha256 } from '@guardagent/schemas';
 
 /** Digest of the whole policy: identifies one exact version of it. */

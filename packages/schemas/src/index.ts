@@ -48,3 +48,4 @@ export { BatchStatusSchema, type BatchStatus, type BatchState } from './batch-st
 export { canonicalJson, sha256 } from './canonical-json';
 export { guardContext } from './guard-context';
 export { parseSince } from './since';
+export { TOOLBOX_PACK_VERSIONS } from './toolbox-pack-versions';

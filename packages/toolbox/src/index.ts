@@ -1,5 +1,4 @@
 export type { ToolboxDeps, ToolboxFunction } from './toolbox-function';
-export { TOOLBOX_PACK_VERSIONS } from './pack-versions';
 export {
   TOOLBOX_PACK_FUNCTIONS,
   toolboxFunctions,

@@ -1,6 +1,6 @@
 /**
  * The source of each toolbox pack, hashed, so that a pack whose behaviour changes without a bump of
- * its version in src/pack-versions.ts is caught (a guard program verified against the old
+ * its version in packages/schemas/src/toolbox-pack-versions.ts is caught (a guard program verified against the old
  * behaviour would otherwise be reused with the new). Used by pack-versions-recorded.test.ts and by
  * record-pack-hashes.ts (`npm run record-pack-hashes`), which rewrites pack-hashes.json.
  *
@@ -17,7 +17,7 @@
  *   word lists are loaded) count by name and installed version: an upgrade of the SQL parser or of
  *   the WordNet data changes the hash. Node's built-in modules do not count.
  * - Not counted: src/registry.ts, src/warm-up.ts and src/index.ts (they list, instantiate and
- *   pre-load the packs; they run none of a pack's decisions) and src/pack-versions.ts itself.
+ *   pre-load the packs; they run none of a pack's decisions).
  * The hash is taken over the files' contents and the packages' versions, not the files' paths, so
  * moving a file unchanged does not change it.
  */
@@ -234,7 +234,7 @@ export function packSource(pack: string, srcDir = TOOLBOX_SRC): PackSource {
   return { files: sortedFiles, packages: sortedPackages, sha256 };
 }
 
-/** What each pack is now: its version (src/pack-versions.ts) and the hash of its source. */
+/** What each pack is now: its version (TOOLBOX_PACK_VERSIONS in @guardagent/schemas) and the hash of its source. */
 export function currentPacks(versions: Record<string, string>): PackRecord {
   return Object.fromEntries(Object.entries(versions).map(([pack, version]) => [pack, { version, sha256: packSource(pack).sha256 }]));
 }
@@ -253,7 +253,7 @@ export function recordProblems(current: PackRecord, recorded: PackRecord): strin
     } else if (was.version === now.version && was.sha256 !== now.sha256) {
       problems.push(
         `pack ${pack}: its source changed (sha256 ${was.sha256.slice(0, 12)} → ${now.sha256.slice(0, 12)}) but its version is still ${now.version}: ` +
-          `bump TOOLBOX_PACK_VERSIONS.${pack} in packages/toolbox/src/pack-versions.ts (and say what changed there), then run \`npm run record-pack-hashes\``,
+          `bump TOOLBOX_PACK_VERSIONS.${pack} in packages/schemas/src/toolbox-pack-versions.ts (and say what changed there), then run \`npm run record-pack-hashes\``,
       );
     } else if (was.version !== now.version) {
       problems.push(`pack ${pack}: its version is ${now.version} but pack-hashes.json records ${was.version}; run \`npm run record-pack-hashes\``);
@@ -276,7 +276,7 @@ export function nextRecord(current: PackRecord, recorded: PackRecord): PackRecor
   if (refused.length > 0) {
     throw new Error(
       `record-pack-hashes: the source of ${refused.join(', ')} changed but the version did not; ` +
-        'bump it in packages/toolbox/src/pack-versions.ts first. Nothing was written.',
+        'bump it in packages/schemas/src/toolbox-pack-versions.ts first. Nothing was written.',
     );
   }
   return Object.fromEntries(Object.keys(current).sort().map((pack) => [pack, current[pack]]));

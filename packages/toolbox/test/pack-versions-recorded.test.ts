@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TOOLBOX_PACK_VERSIONS } from '../src/pack-versions';
+import { TOOLBOX_PACK_VERSIONS } from '@guardagent/schemas';
 import { currentPacks, nextRecord, packSource, readRecord, recordProblems, type PackRecord } from './pack-hashes';
 
 // A compiled guard program records the pack versions it was verified against; a pack whose

@@ -1,6 +1,6 @@
 /**
  * Rewrites pack-hashes.json with each toolbox pack's version and source hash (see pack-hashes.ts
- * for which files belong to a pack). Run after bumping a version in src/pack-versions.ts:
+ * for which files belong to a pack). Run after bumping a version in packages/schemas/src/toolbox-pack-versions.ts:
  *
  *   npm run record-pack-hashes
  *
@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { TOOLBOX_PACK_VERSIONS } from '@guardagent/toolbox/pack-versions';
+import { TOOLBOX_PACK_VERSIONS } from '@guardagent/schemas';
 import { currentPacks, nextRecord, readRecord, RECORD_PATH, REPO_ROOT } from './pack-hashes';
 
 const recorded = readRecord();

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { WEBHOOK_HEADERS, approvalViewOf, signWebhook } from '@guardagent/client';
 import { errorMessage } from '@guardagent/errors';
-import type { Logger } from '@guardagent/pipeline';
 import { RedisScript, keys } from '@guardagent/queue';
 import { RedisApprovalStore, type ApprovalRecord } from '@guardagent/rails';
 import { WebhookDestinationError, postWebhook } from './webhook-post';
+import type { Logger } from '@guardagent/telemetry';
 
 /** A webhook: where to POST and the HMAC-SHA256 key that signs what is sent. */
 export interface WebhookTarget {

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { GuardConfig } from '@guardagent/config';
 import type { DemonstrationStore } from '@guardagent/memory';
-import type { Logger } from '@guardagent/pipeline';
 import type { QueueSet, ResultStore } from '@guardagent/queue';
 import type { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
@@ -13,6 +12,7 @@ import type { GatewayMetrics } from './gateway-metrics';
 import type { TenantStore } from './tenant-store';
 import type { TenantTransports } from './tenant-transports';
 import type { TenantWebhooks } from './approval-webhooks';
+import type { Logger } from '@guardagent/telemetry';
 
 export interface GatewayLimits {
   /** Largest JSON body (policies, checks), bytes. */

@@ -1,8 +1,8 @@
 import { loadConfig, readEnv } from '@guardagent/config';
 import { errorMessage } from '@guardagent/errors';
-import { jsonLogger, redactUrl, reportRedisSettings } from '@guardagent/pipeline';
-import { initTelemetry } from '@guardagent/telemetry';
+import { initTelemetry, jsonLogger, redactUrl } from '@guardagent/telemetry';
 import { startGateway } from './start-gateway';
+import { reportRedisSettings } from '@guardagent/queue';
 
 // The gateway alone: `node --no-node-snapshot services/gateway/dist/main.js` (REDIS_URL required).
 const logger = jsonLogger({ service: 'gateway', pid: process.pid });

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage, GuardAgentError } from '@guardagent/errors';
-import type { Logger } from '@guardagent/pipeline';
 import { DecisionLog, type ResultStore } from '@guardagent/queue';
 import { bulkChunkLimit, type CheckAdmission, type QuotaStore } from '@guardagent/quotas';
 import type { ProgramStore, RegisteredPolicy } from '@guardagent/registry';
@@ -8,6 +7,7 @@ import { ReplayInterruptedError, runReplay, type ReplayOptions } from '@guardage
 import { ConflictError } from './gateway-errors';
 import type { ReplayRecord, ReplayStore } from './replay-store';
 import type { TenantTransports } from './tenant-transports';
+import type { Logger } from '@guardagent/telemetry';
 
 /** How a gateway runs replays: bounded so that one never crowds out live checks. */
 const REPLAY_DEFAULTS = {

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { GuardConfig, ShardLayout } from '@guardagent/config';
 import { ConfigError } from '@guardagent/errors';
 import { DemonstrationStore } from '@guardagent/memory';
-import { jsonLogger, type Logger } from '@guardagent/pipeline';
 import { QueueSet, RedisOutageLog, ResultStore, settleShardLayout, createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import { BatchStore } from './batch-store';
@@ -17,6 +16,7 @@ import { ApiKeyStore } from './api-key-store';
 import { TenantStore } from './tenant-store';
 import { TenantTransports } from './tenant-transports';
 import { ApprovalWebhooks, TenantWebhooks, type ApprovalWebhooksOptions } from './approval-webhooks';
+import { jsonLogger, type Logger } from '@guardagent/telemetry';
 
 export interface StartGatewayOptions {
   config: GuardConfig;

@@ -1,8 +1,9 @@
 import { loadConfig, type GuardConfig } from '@guardagent/config';
-import { createRuntime, silentLogger, type Runtime } from '@guardagent/pipeline';
+import { createRuntime, type Runtime } from '@guardagent/pipeline';
 import { STAGES, type Stage } from '@guardagent/queue';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { startGateway, type Gateway, type GatewayLimits, type StartGatewayOptions } from '../src/index';
+import { silentLogger } from '@guardagent/telemetry';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@guardagent/config';
 import { startRedisServer, type LocalRedis } from '@guardagent/local-redis';
-import { silentLogger } from '@guardagent/pipeline';
 import { uniquePrefix } from '@guardagent/testing';
 import { startGateway, type Gateway } from '../src/index';
 import { ADMIN_KEY } from './gateway-fixture';
+import { silentLogger } from '@guardagent/telemetry';
 
 // A private redis-server this file can stop, to see the gateway degrade instead of crashing.
 let redis: LocalRedis;

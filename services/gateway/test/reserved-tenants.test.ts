@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueTransport } from '@guardagent/client/queue';
-import { silentLogger } from '@guardagent/pipeline';
 import { RESERVED_TENANT_IDS, keys } from '@guardagent/queue';
 import { startGateway } from '../src/index';
 import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
+import { silentLogger } from '@guardagent/telemetry';
 
 // In a one-shard deployment tenant data (`<prefix>:<tenant>:…`) and the deployment's records
 // (`<prefix>:tenants:…`, `<prefix>:tenant-keys:…`, the queues…) share one prefix. An attacker's

@@ -5,12 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { QueueTransport } from '@guardagent/client/queue';
 import { ShardLayout, loadConfig } from '@guardagent/config';
-import { createRuntime, silentLogger } from '@guardagent/pipeline';
+import { createRuntime } from '@guardagent/pipeline';
 import { Queue } from 'bullmq';
 import { keys } from '@guardagent/queue';
 import { testRedisUrl, waitFor } from '@guardagent/testing';
 import { startGateway } from '../src/index';
 import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
+import { silentLogger } from '@guardagent/telemetry';
 
 // A deployment in three shards on one Redis: each tenant's data and queues under its shard's
 // prefix, every route reading the tenant's shard, and processes that disagree on the count refused.

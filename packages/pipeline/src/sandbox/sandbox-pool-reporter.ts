@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { errorMessage } from '@guardagent/errors';
 import { removeSandboxPoolReport, writeSandboxPoolReport, type SandboxCountDeltas } from '@guardagent/queue';
 import { WAIT_BUCKETS_MS, type SandboxProcessPool, type TenantWaits } from '@guardagent/sandbox';
-import type { Logger } from '../logger';
+import type { Logger } from '@guardagent/telemetry';
 
 /** How often an executor writes its pool's report (see sandbox-pool-reports.ts in @guardagent/queue). */
 const REPORT_EVERY_MS = 1000;

@@ -1,7 +1,7 @@
 import { CheckTimeoutError, DecisionLostError, NotFoundError, UnavailableError, errorMessage } from '@guardagent/errors';
 import type { Job } from 'bullmq';
 import { checksCarried, chunkJobOfCheck } from '@guardagent/queue';
-import { answerFailedJob, storedADecision } from '@guardagent/pipeline';
+import { answerFailedJob, storedADecision } from '@guardagent/pipeline/answers';
 import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
 import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema, idOfShape } from '../api-schemas';
 import { FeedbackNotApplicableError } from '../gateway-errors';

@@ -1,10 +1,10 @@
-import type { ToolboxPack } from '@guardagent/schemas';
+import type { ToolboxPack } from './policy';
 
 /**
  * Version of each pack's behaviour; part of a policy's digest so a changed pack recompiles (a
- * program verified against the old behaviour is not used with the new). In a module of its own,
- * exported as `@guardagent/toolbox/pack-versions`, so that computing a digest (every producer)
- * does not load the packs' parsers and word lists. Each pack's source is hashed and recorded
+ * program verified against the old behaviour is not used with the new). Here, beside the pack
+ * names, so that computing a digest (every producer, the registry) depends on no toolbox code at
+ * all. Each pack's source (packages/toolbox/src/packs) is hashed and recorded
  * with its version (packages/toolbox/test/pack-hashes.json; pack-hashes.ts says which files
  * belong to a pack): a change without a bump fails pack-versions-recorded.test.ts; after a bump,
  * run `npm run record-pack-hashes`.
