@@ -15,7 +15,7 @@ import { slowPolicy } from './slow-policy';
 export async function killExecutorMidChunk(stack: TestStack, env: Record<string, string>, children: ChildProcess[]): Promise<{ decisions: Decision[]; finished: Job }> {
   const first = spawnService('executor', env);
   children.push(first);
-  const queue = stack.client['queues'].queue('executor');
+  const queue = stack.queues.queue('executor');
   await waitFor(async () => (await queue.getWorkers()).length >= 1, 30_000, 'an executor worker');
   expect((await stack.client.compile(slowPolicy, { timeoutMs: 60_000 })).status).toBe('promoted');
 

@@ -4,7 +4,8 @@ import { loadConfig, type GuardConfig } from '@guardagent/config';
 import { QueueTransport, type QueueTransportOptions } from '@guardagent/client/queue';
 import { LlmClient, type Llm } from '@guardagent/llm';
 import { createRuntime, type Runtime } from '@guardagent/pipeline';
-import type { Stage } from '@guardagent/queue';
+import { createRedisConnection, QueueSet, type Stage } from '@guardagent/queue';
+import type { Redis } from 'ioredis';
 import { testRedisUrl, uniquePrefix } from '@guardagent/testing';
 import { silentLogger } from '@guardagent/telemetry';
 
@@ -16,6 +17,13 @@ export interface TestStack {
   redisUrl: string;
   runtime: Runtime | null;
   client: QueueTransport;
+  /**
+   * A Redis connection of the test's own, for reading what the pipeline stored (the client's
+   * connections are its own business).
+   */
+  redis: Redis;
+  /** The stage queues the client sends to (its tenant's prefix), on the test's own connection. */
+  queues: QueueSet;
   stop(): Promise<void>;
 }
 
@@ -40,13 +48,19 @@ export async function startTestStack(
     runtime.startWorkers(options.stages);
   }
   const client = await QueueTransport.connect({ redisUrl, prefix, shards: config.shards, tenant: options.tenant ?? 'default', ...options.client });
+  const redis = createRedisConnection(redisUrl, 'worker', 'test');
+  const queues = new QueueSet(redis, client.prefix);
   return {
     config,
     prefix,
     redisUrl,
     runtime,
     client,
+    redis,
+    queues,
     async stop() {
+      await queues.close();
+      redis.disconnect();
       await client.close();
       await runtime?.close();
     },

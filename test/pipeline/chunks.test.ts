@@ -133,7 +133,7 @@ describe('checks in chunks', () => {
 
   it('a re-run of a chunk decides only the checks with no stored decision: a rate limit counts each check once', async () => {
     const subject = `rerun-${Date.now()}`;
-    const registered = await stack.client['resolvePolicy']({ policy: 'limited' } as never);
+    const registered = await stack.runtime!.deps.policies.get('a', 'limited');
     const state = (id: string, amount: number) =>
       newPipelineState({
         jobId: id,

@@ -199,7 +199,7 @@ describe('auto mode after a failed background compile', () => {
       await stack.client.putPolicy({ ...policy, id: 'auto-failing', mode: 'auto' });
       const compilePrompts = () => llm.requests.filter((r) => /every future|generic/i.test(JSON.stringify(r.body.messages))).length;
       await stack.client.check({ policy: 'auto-failing', input: 'Task: book a hotel\nage: 30', output: 'x' });
-      await waitFor(async () => (await stack.client['programs'].getReport('default', (await stack.client['policies'].get('default', 'auto-failing')).programDigest)) ?? null, 20_000, 'the failed compile report');
+      await waitFor(async () => (await stack.runtime!.deps.programs.getReport('default', (await stack.runtime!.deps.policies.get('default', 'auto-failing')).programDigest)) ?? null, 20_000, 'the failed compile report');
       const afterFirst = compilePrompts();
       expect(afterFirst).toBeGreaterThan(0);
       // A background compile is a job `compile-…` the check stage queues (on the memory stage)
@@ -218,14 +218,14 @@ describe('auto mode after a failed background compile', () => {
       expect(await stack.client.promotedProgram('auto-failing')).toBeNull();
 
       // An explicit compile neither takes nor releases that lock, so it cannot unblock (or block) background compiles.
-      const digest = (await stack.client['policies'].get('default', 'auto-failing')).programDigest;
+      const digest = (await stack.runtime!.deps.policies.get('default', 'auto-failing')).programDigest;
       const explicit = await stack.client.compile('auto-failing');
       expect(explicit.status).toBe('failed');
-      expect(await stack.client['programs'].tryLockCompile('default', digest)).toBe(false);
+      expect(await stack.runtime!.deps.programs.tryLockCompile('default', digest)).toBe(false);
       const other = { ...policy, id: 'explicit-only', mode: 'compiled' as const, program: overEagerProgram };
       expect((await stack.client.compile(other)).status).toBe('failed');
-      const otherDigest = (await stack.client['policies'].get('default', 'explicit-only')).programDigest;
-      expect(await stack.client['programs'].tryLockCompile('default', otherDigest)).toBe(true);
+      const otherDigest = (await stack.runtime!.deps.policies.get('default', 'explicit-only')).programDigest;
+      expect(await stack.runtime!.deps.programs.tryLockCompile('default', otherDigest)).toBe(true);
     } finally {
       await stack.stop();
       await llm.close();

@@ -72,7 +72,7 @@ describe('executors as separate processes', () => {
   });
 
   async function workersOf(s: TestStack, count: number): Promise<void> {
-    await waitFor(async () => (await s.client['queues'].queue('executor').getWorkers()).length >= count, 30_000, `${count} executor workers`);
+    await waitFor(async () => (await s.queues.queue('executor').getWorkers()).length >= count, 30_000, `${count} executor workers`);
   }
 
   it('two executor processes share one queue', async () => {
@@ -112,7 +112,7 @@ describe('executors as separate processes', () => {
     expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
 
     const pending = stack.client.check({ policy: 'slow', input: { text: 'bad', ms: 1800 } }, { timeoutMs: 40_000 });
-    const executorQueue = stack.client['queues'].queue('executor');
+    const executorQueue = stack.queues.queue('executor');
     const active = await waitFor(async () => (await executorQueue.getActive()).find((j) => j.name === 'check'), 10_000, 'the check job to be active');
     expect(active.processedBy ?? '').toContain(`:${first.pid}`);
     first.kill('SIGKILL');
@@ -150,7 +150,7 @@ describe('takeover with the default lock settings', () => {
         return child;
       };
       const executors = [start(), start()];
-      const executorQueue = stack.client['queues'].queue('executor');
+      const executorQueue = stack.queues.queue('executor');
       await waitFor(async () => (await executorQueue.getWorkers()).length >= 2, 30_000, 'two executors');
       expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
 
@@ -172,7 +172,7 @@ describe('takeover with the default lock settings', () => {
       expect(takeoverMs).toBeLessThan(defaults.lockDurationMs + defaults.stalledIntervalMs + 2500 + 5000);
       await waitFor(async () => (logs.get(survivor.pid!) ?? '').includes('finished a job taken over from a stalled worker'), 5000, 'the recovery log line');
       expect(logs.get(survivor.pid!)).toContain('took over a stalled job');
-      const takeovers = await stack.client['redis'].hgetall(`${stack.prefix}:metrics:takeovers`);
+      const takeovers = await stack.redis.hgetall(`${stack.prefix}:metrics:takeovers`);
       expect(takeovers).toEqual({ 'stalled|executor': '1', 'recovered|executor': '1' });
     } finally {
       await stack.stop();
@@ -197,7 +197,7 @@ describe('poison jobs', () => {
         GUARDAGENT_SANDBOX_CPU_MS: '2000',
         GUARDAGENT_SANDBOX_WALL_MS: '2000',
       };
-      const executorQueue = stack.client['queues'].queue('executor');
+      const executorQueue = stack.queues.queue('executor');
       const start = async () => {
         const child = spawnService('executor', env);
         children.push(child);
@@ -237,7 +237,7 @@ describe('graceful shutdown and idempotency', () => {
       GUARDAGENT_SANDBOX_WALL_MS: '20000',
     });
     try {
-      const executorQueue = stack.client['queues'].queue('executor');
+      const executorQueue = stack.queues.queue('executor');
       await waitFor(async () => (await executorQueue.getWorkers()).length >= 1, 30_000, 'the executor');
       expect((await stack.client.compile(slowPolicy)).status).toBe('promoted');
       const pending = stack.client.check({ policy: 'slow', input: { text: 'good', ms: 1500 } }, { timeoutMs: 20_000 });
@@ -367,7 +367,7 @@ async function withAnswerlessFailures<T>(
     return await body({
       stack,
       failAll: async (failed) => {
-        const found = await waitFor(() => failed(stack.client['queues'].queue('executor')), 15_000, 'the bare worker to fail the job for good');
+        const found = await waitFor(() => failed(stack.queues.queue('executor')), 15_000, 'the bare worker to fail the job for good');
         await bare.close();
         return found;
       },
@@ -398,7 +398,7 @@ async function countDecisionKeys(stack: TestStack): Promise<string[]> {
 
 /** Which executor process (pid) ran each check, from the completed executor jobs (check or chunk). */
 async function processorsByCheck(stack: TestStack): Promise<Map<string, string | undefined>> {
-  const jobs = await stack.client['queues'].queue('executor').getJobs(['completed'], 0, 10_000);
+  const jobs = await stack.queues.queue('executor').getJobs(['completed'], 0, 10_000);
   const byCheck = new Map<string, string | undefined>();
   for (const job of jobs) {
     for (const check of checksCarried(job)) byCheck.set((check as { jobId: string }).jobId, job.processedBy?.split(':').pop());

@@ -91,7 +91,7 @@ describe('rate limits across executor processes', () => {
     try {
       const env = { REDIS_URL: stack.redisUrl, GUARDAGENT_PREFIX: stack.prefix, GUARDAGENT_EXECUTOR_CONCURRENCY: '2' };
       children.push(spawnService('executor', env), spawnService('executor', env));
-      const executorQueue = stack.client['queues'].queue('executor');
+      const executorQueue = stack.queues.queue('executor');
       await waitFor(async () => (await executorQueue.getWorkers()).length >= 2, 30_000, 'two executors');
       await stack.client.putPolicy(refundDesk);
       const refunds = await Promise.all(
@@ -157,7 +157,7 @@ describe('rails in front of natural-language requests', () => {
       await redis.set(key, 'not a sorted set');
       const decision = await stack.client.check(job);
       expect(decision).toMatchObject({ decision: 'deny', status: 'guard_error', error: { code: 'UNAVAILABLE' } });
-      const bullJob = await Job.fromId(stack.client['queues'].queue('executor'), decision.id);
+      const bullJob = await Job.fromId(stack.queues.queue('executor'), decision.id);
       expect(bullJob?.attemptsMade ?? 0).toBeGreaterThanOrEqual(2);
     } finally {
       redis.disconnect();

@@ -193,6 +193,14 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
   });
 
   it('retries a bystander parked on a host call once elsewhere, and ends only the culprit', async () => {
+    // The pool calls a host function once it has counted the run as parked on it: that call is the
+    // event the test waits for. The first call answers only once the culprit's run has ended (it
+    // takes the worker down under the parked run); the retry's call answers at once.
+    let hostCalls = 0;
+    let parkedOnHost!: () => void;
+    const parked = new Promise<void>((resolve) => (parkedOnHost = resolve));
+    let culpritEnded!: () => void;
+    const culpritDone = new Promise<void>((resolve) => (culpritEnded = resolve));
     const small = new SandboxProcessPool({
       entry,
       execArgv,
@@ -200,21 +208,27 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
       graceMs: 300,
       defaultLimits: { cpuMs: 500, wallMs: 3000 },
       hostFunctions: {
-        // Answers only after the culprit has started on the same worker.
-        echo: (_tenant, args) => new Promise((resolve) => setTimeout(() => resolve(args[0]), 400)),
+        echo: async (_tenant, args) => {
+          hostCalls += 1;
+          if (hostCalls === 1) {
+            parkedOnHost();
+            await culpritDone;
+          }
+          return args[0];
+        },
       },
     });
     try {
-      const parked = small.run(request('const v = await askHost("patient"); return { deny: false, reasons: [String(v)] };'));
-      // Let the first run park on its host call so the worker accepts the second.
-      await new Promise<void>((resolve) => {
-        const poll = () => (small.stats().runs === 1 && hostCallsPending(small) ? resolve() : setTimeout(poll, 5));
-        poll();
-      });
+      const bystander = small.run(request('const v = await askHost("patient"); return { deny: false, reasons: [String(v)] };'));
+      // Parked on its host call, the first run leaves the worker free to accept the second.
+      await parked;
       const culprit = small.run(request('abortWorker(); return { deny: false, reasons: [] };', { tenant: 'attacker' }));
-      const [p, c] = await Promise.all([parked, culprit]);
+      const c = await culprit;
+      culpritEnded();
+      const p = await bystander;
       expect(!c.ok && c.error.kind).toBe('crashed');
       expect(ok(p)?.reasons).toEqual(['patient']);
+      expect(hostCalls).toBe(2);
       expect(small.stats()).toMatchObject({ crashed: 1, retried: 1 });
     } finally {
       await small.close();
@@ -252,12 +266,6 @@ describe('SandboxProcessPool: a run that kills or hangs its worker', () => {
     expect(gone.some((reason) => /SIGABRT|SIGSEGV|deadline/.test(reason))).toBe(true);
   });
 });
-
-/** True once the single worker of `p` holds a run parked on a host call (it then accepts another). */
-function hostCallsPending(p: SandboxProcessPool): boolean {
-  const workers = (p as unknown as { workers: { runs: Map<number, { parkedCalls: number }> }[] }).workers;
-  return workers.some((w) => [...w.runs.values()].some((r) => r.parkedCalls > 0));
-}
 
 describe('SandboxProcessPool: the queue timeout counts time the pool finished no run, not time starting or a slow queue', () => {
   it('a run that waits past the queue timeout behind a busy worker ends as a timeout, naming the wait', async () => {

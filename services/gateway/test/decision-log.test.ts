@@ -12,7 +12,7 @@ const lines = async (response: Response) =>
   (await response.text())
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { id: string; policy: { id: string }; decision: string; job: { context: Record<string, unknown> } });
+    .map((line) => JSON.parse(line) as { id: string; policy: { id: string }; decision: string; job: { context: Record<string, unknown> }; traceId?: string });
 
 beforeAll(async () => {
   f = await startFixture({ stages: ['executor', 'memory'] });
@@ -78,7 +78,7 @@ describe('GET /v1/decision-log', () => {
     expect(await ids('subject=ann&limit=2')).toEqual([made[2].id, made[3].id]);
     // Every entry names its trace.
     const [entry] = await lines(await f.call('/v1/decision-log?since=1h&subject=bob', { key }));
-    expect((entry as unknown as { traceId: string }).traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(entry.traceId).toMatch(/^[0-9a-f]{32}$/);
     for (const bad of ['decision=maybe', 'limit=0', 'status=fine', 'rule=']) {
       const refused = await f.call(`/v1/decision-log?${bad}`, { key });
       expect(refused.status, bad).toBe(400);
