@@ -1,4 +1,4 @@
-import { editDistance, editDistanceWithin } from './edit-distance-within';
+import { editDistance, editDistanceWithin, wordSteps } from './edit-distance-within';
 import { capText, checkRetrievalArgs, retrievalText, type RetrievalQuery } from './retrieval-text';
 
 type Indexable = { id: string; input: string; output: string };
@@ -74,9 +74,17 @@ export class DemonstrationIndex<D extends Indexable> {
     return this.lengths.byteLength + this.histograms.byteLength + this.byRank.byteLength + this.rankOf.byteLength;
   }
 
-  /** The k nearest, nearest first, ties by id: exactly what comparing the query with every demonstration returns. */
-  nearest(query: RetrievalQuery, k: number): Array<D & { distance: number }> {
-    const search = this.search(query, k);
+  /**
+   * The k nearest, nearest first, ties by id: exactly what comparing the query with every
+   * demonstration returns, unless the search ran out of maxSteps (see searchSync's `exact`).
+   */
+  nearest(query: RetrievalQuery, k: number, maxSteps = DEFAULT_MAX_STEPS): Array<D & { distance: number }> {
+    return this.searchSync(query, k, maxSteps).nearest;
+  }
+
+  /** nearest, and whether the search was exhaustive, and the word steps it spent in exact comparisons. */
+  searchSync(query: RetrievalQuery, k: number, maxSteps = DEFAULT_MAX_STEPS): SearchResult<D> {
+    const search = this.search(query, k, maxSteps);
     for (let step = search.next(); ; step = search.next()) if (step.done) return step.value;
   }
 
@@ -84,18 +92,19 @@ export class DemonstrationIndex<D extends Indexable> {
    * nearest for a worker: the same result, with a yield to the event loop after every
    * COMPARISONS_PER_SLICE exact comparisons, so a slow retrieval delays only itself.
    */
-  async nearestYielding(query: RetrievalQuery, k: number): Promise<Array<D & { distance: number }>> {
-    const search = this.search(query, k);
+  async nearestYielding(query: RetrievalQuery, k: number, maxSteps = DEFAULT_MAX_STEPS): Promise<Array<D & { distance: number }>> {
+    const search = this.search(query, k, maxSteps);
     for (let step = search.next(); ; step = search.next()) {
-      if (step.done) return step.value;
+      if (step.done) return step.value.nearest;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  private *search(query: RetrievalQuery, k: number): Generator<void, Array<D & { distance: number }>> {
+  private *search(query: RetrievalQuery, k: number, maxSteps: number): Generator<void, SearchResult<D>> {
     checkRetrievalArgs(k, this.maxChars);
+    if (!(maxSteps >= 0)) throw new RangeError(`maxSteps must be a non-negative number, got ${maxSteps}`);
     const n = this.demos.length;
-    if (k === 0 || n === 0) return [];
+    if (k === 0 || n === 0) return { nearest: [], exact: true, steps: 0 };
     const queryText = capText(retrievalText(query), this.maxChars);
     const queryLength = queryText.length;
     const queryHistogram = new Int32Array(HISTOGRAM_BUCKETS);
@@ -128,6 +137,8 @@ export class DemonstrationIndex<D extends Indexable> {
     // The best so far, sorted by (distance, rank); at most k.
     const best: Array<{ i: number; d: number; r: number }> = [];
     let compared = 0;
+    let steps = 0;
+    let exact = true;
     for (let p = 0; p < n; p++) {
       const i = order[p]!;
       const bound = bounds[i]!;
@@ -143,6 +154,14 @@ export class DemonstrationIndex<D extends Indexable> {
       }
       const text = capText(retrievalText(this.demos[i]!), this.maxChars);
       if (full && gramBound(grams, queryLength, text, scratch) > limit) continue;
+      const cost = wordSteps(queryLength, text.length, limit);
+      // Out of budget (never before k are found): what is returned is the k nearest among those
+      // compared, which are the ones with the lowest bounds, but no longer certainly the k nearest.
+      if (full && steps + cost > maxSteps) {
+        exact = false;
+        break;
+      }
+      steps += cost;
       const d = full ? editDistanceWithin(queryText, text, limit) : editDistance(queryText, text);
       compared += 1;
       if (d <= limit) {
@@ -153,9 +172,27 @@ export class DemonstrationIndex<D extends Indexable> {
       }
       if (compared % COMPARISONS_PER_SLICE === 0) yield;
     }
-    return best.map(({ i, d }) => ({ ...this.demos[i]!, distance: d }));
+    return { nearest: best.map(({ i, d }) => ({ ...this.demos[i]!, distance: d })), exact, steps };
   }
 }
+
+export interface SearchResult<D> {
+  nearest: Array<D & { distance: number }>;
+  /** False when the search stopped at maxSteps with demonstrations left whose bound could still beat the k-th. */
+  exact: boolean;
+  /** Word steps of the exact comparisons (wordSteps: an upper bound of each one's cost). */
+  steps: number;
+}
+
+/**
+ * Most word steps (32 matrix cells each, see wordSteps) of exact comparisons per query by default:
+ * 2^24, about what the approximate two-stage search it replaced spent at most (~18M steps at 1,000
+ * demonstrations), a few hundred ms on one core. A query near some demonstrations (the usual case:
+ * a memory of past jobs of the same policy) needs far less and is always exact; one unlike every
+ * demonstration, whose bounds prune little, may reach it at large memories, and then gets the k
+ * nearest among the demonstrations with the lowest bounds, compared within the budget.
+ */
+const DEFAULT_MAX_STEPS = 2 ** 24;
 
 /** Exact comparisons between two yields of nearestYielding (each is at most a few ms at DEFAULT_MAX_CHARS). */
 const COMPARISONS_PER_SLICE = 16;

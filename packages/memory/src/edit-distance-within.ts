@@ -39,6 +39,15 @@ export function editDistance(a: string, b: string): number {
   return editDistanceWithin(a, b, Number.MAX_SAFE_INTEGER);
 }
 
+/**
+ * An upper bound of the word steps (32 cells of the matrix each) editDistanceWithin spends on texts
+ * of these lengths: every column of the longer text times the blocks of rows the band can cross.
+ */
+export function wordSteps(aLength: number, bLength: number, limit: number): number {
+  const rows = Math.min(aLength, bLength);
+  return Math.max(aLength, bLength) * Math.min((rows + 31) >> 5, Math.floor(Math.min(limit, rows) / 32) + 2);
+}
+
 const HIGH_BIT = 1 << 31;
 /** Slot of each code unit of the current pattern (0: not in it); reset after each call. */
 const slotOf = new Int32Array(65536);
@@ -68,7 +77,7 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
     const gap = m - n;
     const slack = (limit - gap) >> 1;
     const lastBit = 1 << ((n - 1) & 31);
-    const rowsIn = (block: number) => (block === blocks - 1 ? n - 32 * block : 32);
+    const lastRows = n - 32 * (blocks - 1);
     // Column 0: D[i][0] = i, every vertical step +1. Score of a block: D at its last row.
     let first = 0;
     let last = Math.min(blocks - 1, (Math.max(1, Math.min(n, slack)) - 1) >> 5);
@@ -84,14 +93,14 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
         last++;
         pv[last] = -1;
         mv[last] = 0;
-        score[last] = score[last - 1]! + rowsIn(last);
+        score[last] = score[last - 1]! + (last === blocks - 1 ? lastRows : 32);
       }
       first = Math.max(first, (Math.max(1, j - gap - slack) - 1) >> 5);
       const column = slotOf[long.charCodeAt(from + j - 1)]! * blocks;
       let hin = 1;
       let lowest = Number.MAX_SAFE_INTEGER;
       for (let k = first; k <= last; k++) {
-        let eq = column === 0 ? 0 : peq[column + k]!;
+        let eq = peq[column + k]!; // slot 0 (a character not in the pattern): no bits
         const p = pv[k]!;
         const mm = mv[k]!;
         const xv = eq | mm;
@@ -99,7 +108,8 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
         const xh = ((((eq & p) + p) | 0) ^ p) | eq;
         let ph = mm | ~(xh | p);
         let mh = p & xh;
-        const bit = k === blocks - 1 ? lastBit : HIGH_BIT;
+        const isLast = k === blocks - 1;
+        const bit = isLast ? lastBit : HIGH_BIT;
         const hout = (ph & bit) !== 0 ? 1 : (mh & bit) !== 0 ? -1 : 0;
         ph <<= 1;
         mh <<= 1;
@@ -110,7 +120,7 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
         const s = score[k]! + hout;
         score[k] = s;
         // Within a block neighbouring rows differ by at most 1: its lowest cell is ≥ s − (rows − 1).
-        const floor = s - rowsIn(k) + 1;
+        const floor = s - (isLast ? lastRows : 32) + 1;
         if (floor < lowest) lowest = floor;
         hin = hout;
       }

@@ -4,6 +4,11 @@ import { DEFAULT_MAX_CHARS, checkRetrievalArgs, type RetrievalQuery } from './re
 export interface NearestOptions {
   /** Cap on each compared text (query and demonstration), in UTF-16 code units. Default DEFAULT_MAX_CHARS. */
   maxChars?: number;
+  /**
+   * Budget of exact comparison work per query, in word steps (DEFAULT_MAX_STEPS). Infinity: always
+   * exact, whatever it costs. See DemonstrationIndex.
+   */
+  maxSteps?: number;
 }
 
 type Indexable = { id: string; input: string; output: string };
@@ -11,7 +16,8 @@ type Indexable = { id: string; input: string; output: string };
 /**
  * The k demonstrations nearest to the query by Levenshtein distance between capped
  * `input + "\n" + output` texts; ties broken by id (plain code-unit order) so results are
- * deterministic. Exact: a DemonstrationIndex prunes with lower bounds, never by guessing. Given a
+ * deterministic. Exact (within options.maxSteps): a DemonstrationIndex prunes with lower bounds,
+ * never by guessing. Given a
  * list it builds the index for this one call; a caller that queries the same list again should keep
  * the index (DemonstrationStore's cache does).
  */
@@ -21,7 +27,7 @@ export function nearestDemonstrations<D extends Indexable>(
   k: number,
   options: NearestOptions = {},
 ): Array<D & { distance: number }> {
-  return indexOf(demos, k, options).nearest(query, k);
+  return indexOf(demos, k, options).nearest(query, k, options.maxSteps);
 }
 
 /**
@@ -35,7 +41,7 @@ export async function nearestDemonstrationsYielding<D extends Indexable>(
   k: number,
   options: NearestOptions = {},
 ): Promise<Array<D & { distance: number }>> {
-  return indexOf(demos, k, options).nearestYielding(query, k);
+  return indexOf(demos, k, options).nearestYielding(query, k, options.maxSteps);
 }
 
 function indexOf<D extends Indexable>(demos: readonly D[] | DemonstrationIndex<D>, k: number, options: NearestOptions): DemonstrationIndex<D> {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '@guardagent/errors';
 import type { Demonstration } from '@guardagent/schemas';
-import { DemonstrationStore, nearestDemonstrations } from '../src/index';
+import { DEFAULT_MAX_CHARS, DemonstrationIndex, DemonstrationStore, nearestDemonstrations } from '../src/index';
 import { nearestDemonstrationsYielding } from '../src/nearest-demonstrations';
 import { redisFixture } from './redis-fixture';
 
@@ -86,7 +86,13 @@ describe('retrieval over many long demonstrations is exact (issue 39: the index 
     const q = `${query.input}\n${query.output}`;
     const disguised = { id: 'disguised', input: `${'#'.repeat(128)}${q.slice(128, 3000)}`, output: `${query.output.slice(0, -128)}${'#'.repeat(128)}` };
     const withDisguised = [...far, disguised];
-    expect(nearestDemonstrations(withDisguised, query, 1)[0]!.id).toBe('disguised');
-    expect(nearestDemonstrations(withDisguised, query, 1)).toEqual(nearestDemonstrations(withDisguised, query, 301).slice(0, 1));
+    const unbounded = { maxSteps: Number.POSITIVE_INFINITY };
+    expect(nearestDemonstrations(withDisguised, query, 1, unbounded)[0]!.id).toBe('disguised');
+    expect(nearestDemonstrations(withDisguised, query, 1, unbounded)).toEqual(nearestDemonstrations(withDisguised, query, 301, unbounded).slice(0, 1));
+    // Uniform random texts are the bounds' worst case (equal histograms): the default budget runs out
+    // before the disguised one is reached, and the search says so.
+    const index = DemonstrationIndex.build(withDisguised, DEFAULT_MAX_CHARS);
+    expect(index.searchSync(query, 1).exact).toBe(false);
+    expect(index.searchSync(query, 1, Number.POSITIVE_INFINITY)).toMatchObject({ exact: true, nearest: [{ id: 'disguised' }] });
   });
 });

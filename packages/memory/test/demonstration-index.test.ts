@@ -124,6 +124,25 @@ describe('DemonstrationIndex', () => {
     expect(ticksWhenDone).toBeGreaterThan(0);
   });
 
+  it('a search past maxSteps stops, says it is not exact, and returns the nearest among those it compared', () => {
+    // Permutations of one text: equal histograms, so the bounds prune little.
+    const rand = rng(8);
+    const letters = [...'abcdefghij'.repeat(20)];
+    const demos = Array.from({ length: 60 }, (_, i) => ({ id: `p${String(i).padStart(2, '0')}`, input: [...letters].sort(() => rand() - 0.5).join(''), output: '' }));
+    const query = { input: letters.join(''), output: '' };
+    const index = DemonstrationIndex.build(demos, 4000);
+    const unbounded = index.searchSync(query, 2, Number.POSITIVE_INFINITY);
+    expect(unbounded.exact).toBe(true);
+    expect(unbounded.nearest.map((d) => [d.id, d.distance])).toEqual(bruteForce(demos, query, 2, 4000).map((d) => [d.id, d.distance]));
+    const cut = index.searchSync(query, 2, 0);
+    // The first k are always compared; the budget then stops the search.
+    expect(cut.exact).toBe(false);
+    expect(cut.nearest).toHaveLength(2);
+    expect(cut.steps).toBeLessThan(unbounded.steps);
+    expect(nearestDemonstrations(demos, query, 2, { maxSteps: Number.POSITIVE_INFINITY })).toEqual(unbounded.nearest);
+    expect(() => index.searchSync(query, 2, Number.NaN)).toThrow(RangeError);
+  });
+
   it('a prebuilt index is accepted by nearestDemonstrations, but only with its own maxChars', () => {
     const { demos, query } = randomCase(3);
     const index = DemonstrationIndex.build(demos, 120);
