@@ -74,6 +74,27 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
     score = new Int32Array(2 * blocks);
   }
   try {
+    return columns(long, from, m, n, blocks, limit, peq, pv, mv, score);
+  } finally {
+    for (let i = 0; i < n; i++) slotOf[short.charCodeAt(from + i)] = 0;
+  }
+}
+
+/** The column loop, with the buffers as locals (module-level bindings cost a load on every access). */
+function columns(
+  long: string,
+  from: number,
+  m: number,
+  n: number,
+  blocks: number,
+  limit: number,
+  peq: Int32Array,
+  pv: Int32Array,
+  mv: Int32Array,
+  score: Int32Array,
+): number {
+  const slots = slotOf;
+  {
     const gap = m - n;
     const slack = (limit - gap) >> 1;
     const lastBit = 1 << ((n - 1) & 31);
@@ -96,7 +117,7 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
         score[last] = score[last - 1]! + (last === blocks - 1 ? lastRows : 32);
       }
       first = Math.max(first, (Math.max(1, j - gap - slack) - 1) >> 5);
-      const column = slotOf[long.charCodeAt(from + j - 1)]! * blocks;
+      const column = slots[long.charCodeAt(from + j - 1)]! * blocks;
       let hin = 1;
       let lowest = Number.MAX_SAFE_INTEGER;
       for (let k = first; k <= last; k++) {
@@ -128,7 +149,5 @@ function bandedMyers(short: string, long: string, from: number, n: number, m: nu
     }
     const d = score[blocks - 1]!;
     return d <= limit ? d : limit + 1;
-  } finally {
-    for (let i = 0; i < n; i++) slotOf[short.charCodeAt(from + i)] = 0;
   }
 }
