@@ -36,6 +36,8 @@ export class DemonstrationIndex<D extends Indexable> {
     readonly maxChars: number,
     private readonly lengths: Int32Array,
     private readonly histograms: Uint16Array | Uint32Array,
+    /** The same counts in COARSE_BUCKETS buckets (4 fine ones each): what the sweep over all reads. */
+    private readonly coarse: Uint16Array | Uint32Array,
     /** byRank[r] = position of the demonstration whose id is r-th in code-unit order. */
     private readonly byRank: Int32Array,
     private readonly rankOf: Int32Array,
@@ -47,11 +49,13 @@ export class DemonstrationIndex<D extends Indexable> {
     const lengths = new Int32Array(n);
     // Counts never exceed a capped text's length.
     const histograms = maxChars <= 0xffff ? new Uint16Array(n * HISTOGRAM_BUCKETS) : new Uint32Array(n * HISTOGRAM_BUCKETS);
+    const coarse = maxChars <= 0xffff ? new Uint16Array(n * COARSE_BUCKETS) : new Uint32Array(n * COARSE_BUCKETS);
     for (let i = 0; i < n; i++) {
       const text = capText(retrievalText(demos[i]!), maxChars);
       lengths[i] = text.length;
       const offset = i * HISTOGRAM_BUCKETS;
       for (let c = 0; c < text.length; c++) histograms[offset + bucketOf(text.charCodeAt(c))]! += 1;
+      for (let b = 0; b < HISTOGRAM_BUCKETS; b++) coarse[i * COARSE_BUCKETS + (b >> 2)]! += histograms[offset + b]!;
     }
     // Stable: equal ids keep their list order, as the scan's stable sort does.
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
@@ -62,7 +66,7 @@ export class DemonstrationIndex<D extends Indexable> {
     const byRank = Int32Array.from(order);
     const rankOf = new Int32Array(n);
     for (let r = 0; r < n; r++) rankOf[byRank[r]!] = r;
-    return new DemonstrationIndex(demos, maxChars, lengths, histograms, byRank, rankOf);
+    return new DemonstrationIndex(demos, maxChars, lengths, histograms, coarse, byRank, rankOf);
   }
 
   get size(): number {
@@ -71,7 +75,7 @@ export class DemonstrationIndex<D extends Indexable> {
 
   /** Bytes of the typed arrays (the demonstrations themselves are the caller's). */
   get bytes(): number {
-    return this.lengths.byteLength + this.histograms.byteLength + this.byRank.byteLength + this.rankOf.byteLength;
+    return this.lengths.byteLength + this.histograms.byteLength + this.coarse.byteLength + this.byRank.byteLength + this.rankOf.byteLength;
   }
 
   /**
@@ -110,14 +114,16 @@ export class DemonstrationIndex<D extends Indexable> {
     const queryHistogram = new Int32Array(HISTOGRAM_BUCKETS);
     for (let c = 0; c < queryLength; c++) queryHistogram[bucketOf(queryText.charCodeAt(c))]! += 1;
 
-    // Histogram bound of every demonstration.
+    // Coarse histogram bound of every demonstration: the one pass over all of them.
+    const queryCoarse = new Int32Array(COARSE_BUCKETS);
+    for (let b = 0; b < HISTOGRAM_BUCKETS; b++) queryCoarse[b >> 2]! += queryHistogram[b]!;
     const bounds = new Int32Array(n);
-    const { histograms, lengths } = this;
+    const { coarse, histograms, lengths } = this;
     let maxBound = 0;
     for (let i = 0; i < n; i++) {
-      const offset = i * HISTOGRAM_BUCKETS;
+      const offset = i * COARSE_BUCKETS;
       let l1 = 0;
-      for (let b = 0; b < HISTOGRAM_BUCKETS; b++) l1 += Math.abs(queryHistogram[b]! - histograms[offset + b]!);
+      for (let b = 0; b < COARSE_BUCKETS; b++) l1 += Math.abs(queryCoarse[b]! - coarse[offset + b]!);
       const bound = (l1 + Math.abs(queryLength - lengths[i]!)) >> 1;
       bounds[i] = bound;
       if (bound > maxBound) maxBound = bound;
@@ -151,6 +157,13 @@ export class DemonstrationIndex<D extends Indexable> {
         if (bound > worst.d || (bound === worst.d && r > worst.r)) break;
         // To enter, a later id must be strictly nearer; an earlier one may tie.
         limit = r < worst.r ? worst.d : worst.d - 1;
+      }
+      if (full) {
+        // The fine histogram bound (64 buckets), then the 3-gram bound, before any exact comparison.
+        const offset = i * HISTOGRAM_BUCKETS;
+        let l1 = 0;
+        for (let b = 0; b < HISTOGRAM_BUCKETS; b++) l1 += Math.abs(queryHistogram[b]! - histograms[offset + b]!);
+        if ((l1 + Math.abs(queryLength - lengths[i]!)) >> 1 > limit) continue;
       }
       const text = capText(retrievalText(this.demos[i]!), this.maxChars);
       if (full && gramBound(grams, queryLength, text, scratch) > limit) continue;
@@ -198,6 +211,7 @@ const DEFAULT_MAX_STEPS = 2 ** 24;
 const COMPARISONS_PER_SLICE = 16;
 
 const HISTOGRAM_BUCKETS = 64;
+const COARSE_BUCKETS = 16;
 const GRAM_BUCKETS = 1024;
 
 /**
