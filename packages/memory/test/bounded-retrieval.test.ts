@@ -75,11 +75,15 @@ describe('retrieval over many long demonstrations is exact (issue 39: the index 
   const demos = [...far.slice(0, 150), ...near, ...far.slice(150)];
 
   it('finds the same nearest as comparing every demonstration in full', async () => {
-    const full = nearestDemonstrations(demos, query, 303).slice(0, 3);
-    const nearest = nearestDemonstrations(demos, query, 3);
+    const unbounded = { maxSteps: Number.POSITIVE_INFINITY };
+    const full = nearestDemonstrations(demos, query, 303, unbounded).slice(0, 3);
+    const nearest = nearestDemonstrations(demos, query, 3, unbounded);
     expect(nearest.map((d) => d.id)).toEqual(['near-0', 'near-1', 'near-2']);
     expect(nearest.map((d) => [d.id, d.distance])).toEqual(full.map((d) => [d.id, d.distance]));
-    expect(await nearestDemonstrationsYielding(demos, query, 3)).toEqual(nearest);
+    expect(await nearestDemonstrationsYielding(demos, query, 3, unbounded)).toEqual(nearest);
+    // Within the default budget the two nearest (5 and 40 characters changed) are found, and they are exact.
+    expect(nearestDemonstrations(demos, query, 2)).toEqual(nearest.slice(0, 2));
+    expect(DemonstrationIndex.build(demos, DEFAULT_MAX_CHARS).searchSync(query, 2).exact).toBe(true);
   });
 
   it('finds a demonstration near in full even when its head and tail are far (the old first stage missed it)', () => {
