@@ -1,4 +1,4 @@
-import { editDistance, editDistanceWithin, wordSteps } from './edit-distance-within';
+import { editDistance, editDistanceWithin, wordStepsRun } from './edit-distance-within';
 import { capText, checkRetrievalArgs, retrievalText, type RetrievalQuery } from './retrieval-text';
 
 type Indexable = { id: string; input: string; output: string };
@@ -159,23 +159,29 @@ export class DemonstrationIndex<D extends Indexable> {
         limit = r < worst.r ? worst.d : worst.d - 1;
       }
       if (full) {
+        // Out of budget (never before k are found): what is returned is the k nearest among those
+        // compared, which are the ones with the lowest bounds, but no longer certainly the k nearest.
+        if (steps >= maxSteps) {
+          exact = false;
+          break;
+        }
         // The fine histogram bound (64 buckets), then the 3-gram bound, before any exact comparison.
         const offset = i * HISTOGRAM_BUCKETS;
         let l1 = 0;
         for (let b = 0; b < HISTOGRAM_BUCKETS; b++) l1 += Math.abs(queryHistogram[b]! - histograms[offset + b]!);
+        steps += HISTOGRAM_BUCKETS / 4;
         if ((l1 + Math.abs(queryLength - lengths[i]!)) >> 1 > limit) continue;
       }
       const text = capText(retrievalText(this.demos[i]!), this.maxChars);
-      if (full && gramBound(grams, queryLength, text, scratch) > limit) continue;
-      const cost = wordSteps(queryLength, text.length, limit);
-      // Out of budget (never before k are found): what is returned is the k nearest among those
-      // compared, which are the ones with the lowest bounds, but no longer certainly the k nearest.
-      if (full && steps + cost > maxSteps) {
-        exact = false;
-        break;
+      if (full) {
+        steps += (text.length + GRAM_BUCKETS) / 4;
+        if (gramBound(grams, queryLength, text, scratch) > limit) continue;
       }
-      steps += cost;
+      // An exact comparison also builds the shorter text's bit masks.
+      steps += Math.min(queryLength, text.length) / 4;
+      const before = wordStepsRun();
       const d = full ? editDistanceWithin(queryText, text, limit) : editDistance(queryText, text);
+      steps += wordStepsRun() - before;
       compared += 1;
       if (d <= limit) {
         let at = best.length;
@@ -193,12 +199,16 @@ export interface SearchResult<D> {
   nearest: Array<D & { distance: number }>;
   /** False when the search stopped at maxSteps with demonstrations left whose bound could still beat the k-th. */
   exact: boolean;
-  /** Word steps of the exact comparisons (wordSteps: an upper bound of each one's cost). */
+  /**
+   * Work spent, in word steps: the bit-parallel steps the exact comparisons ran (32 cells of the
+   * matrix each), plus the bounds checked per demonstration visited, counted as one step per 4
+   * operations.
+   */
   steps: number;
 }
 
 /**
- * Most word steps (32 matrix cells each, see wordSteps) of exact comparisons per query by default:
+ * Work (SearchResult.steps: mostly bit-parallel word steps) after which a query stops, by default:
  * 2^24, about what the approximate two-stage search it replaced spent at most (~18M steps at 1,000
  * demonstrations), a few hundred ms on one core. A query near some demonstrations (the usual case:
  * a memory of past jobs of the same policy) needs far less and is always exact; one unlike every

@@ -39,13 +39,12 @@ export function editDistance(a: string, b: string): number {
   return editDistanceWithin(a, b, Number.MAX_SAFE_INTEGER);
 }
 
-/**
- * An upper bound of the word steps (32 cells of the matrix each) editDistanceWithin spends on texts
- * of these lengths: every column of the longer text times the blocks of rows the band can cross.
- */
-export function wordSteps(aLength: number, bLength: number, limit: number): number {
-  const rows = Math.min(aLength, bLength);
-  return Math.max(aLength, bLength) * Math.min((rows + 31) >> 5, Math.floor(Math.min(limit, rows) / 32) + 2);
+/** Word steps (one 32-row block of one column each) the bit-parallel loop has run in this process. */
+let stepsRun = 0;
+
+/** Word steps run so far: the difference across a call is what that call cost. */
+export function wordStepsRun(): number {
+  return stepsRun;
 }
 
 const HIGH_BIT = 1 << 31;
@@ -120,6 +119,7 @@ function columns(
       const column = slots[long.charCodeAt(from + j - 1)]! * blocks;
       let hin = 1;
       let lowest = Number.MAX_SAFE_INTEGER;
+      stepsRun += last - first + 1;
       for (let k = first; k <= last; k++) {
         let eq = peq[column + k]!; // slot 0 (a character not in the pattern): no bits
         const p = pv[k]!;
