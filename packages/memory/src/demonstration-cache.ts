@@ -10,7 +10,7 @@ interface Entry {
 
 /**
  * Characters of demonstration text one process keeps in this cache, at most (plus each list's
- * index, counted at one character per 2 bytes: ~70 per demonstration). 256 Mi characters hold one
+ * index, counted at one character per 2 bytes: ~90 per demonstration). 256 Mi characters hold one
  * policy at the cap of 100,000 demonstrations averaging up to ~2,600 characters (input, output,
  * plan and code), or many smaller ones; a list larger than this is not cached, and each retrieval
  * then reads it again and builds its index again (correct, but slow).

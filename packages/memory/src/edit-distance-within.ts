@@ -10,7 +10,8 @@
  * 3. Restricted to Ukkonen's band (E. Ukkonen, "Algorithms for approximate string matching",
  *    Information and Control 64, 1985): a path of cost ≤ limit through cell (i, j) needs
  *    |j − i| + |(m − j) − (n − i)| ≤ limit, so each column computes only the blocks of rows that
- *    cross that band, and the search stops once every computed cell exceeds the limit. Cells outside
+ *    cross that band; a top block whose every cell (plus the length difference still ahead of it)
+ *    exceeds the limit is dropped, and the search stops once that holds for all. Cells outside
  *    the band enter as over-estimates (vertical +1 steps, a +1 step above the top block), which can
  *    never make a path of cost ≤ limit look longer. Cost about m · (limit / 32 + 2) word steps.
  */
@@ -118,7 +119,11 @@ function columns(
       first = Math.max(first, (Math.max(1, j - gap - slack) - 1) >> 5);
       const column = slots[long.charCodeAt(from + j - 1)]! * blocks;
       let hin = 1;
-      let lowest = Number.MAX_SAFE_INTEGER;
+      let newFirst = first;
+      // Cell (i, j) still has |c + i| characters of length difference ahead of it.
+      const c = m - j - n;
+      // Row 0 (D[0][j] = j) is in no block: a path may still run along it while the first block is 0.
+      let lowest = first === 0 ? j + Math.abs(c) : Number.MAX_SAFE_INTEGER;
       stepsRun += last - first + 1;
       for (let k = first; k <= last; k++) {
         let eq = peq[column + k]!; // slot 0 (a character not in the pattern): no bits
@@ -140,12 +145,19 @@ function columns(
         mv[k] = ph & xv;
         const s = score[k]! + hout;
         score[k] = s;
-        // Within a block neighbouring rows differ by at most 1: its lowest cell is ≥ s − (rows − 1).
-        const floor = s - (isLast ? lastRows : 32) + 1;
-        if (floor < lowest) lowest = floor;
+        // Within a block neighbouring rows differ by at most 1 (D[i] ≥ s − (r1 − i)), and a path
+        // through row i ends at least |c + i| later: min over the block's rows r0..r1 of the sum.
+        const r0 = 32 * k + 1;
+        const r1 = isLast ? n : r0 + 31;
+        const bound = s - r1 + (r0 >= -c ? 2 * r0 + c : -c);
+        if (bound < lowest) lowest = bound;
+        // A top block that no path of cost ≤ limit can cross, with nothing viable above it, is
+        // dropped: a path to its rows later would have to cross this column at or above them.
+        if (k === newFirst && bound > limit && (first > 0 || j + Math.abs(c) > limit)) newFirst = k + 1;
         hin = hout;
       }
       if (lowest > limit) return limit + 1;
+      first = newFirst;
     }
     const d = score[blocks - 1]!;
     return d <= limit ? d : limit + 1;

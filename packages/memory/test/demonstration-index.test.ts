@@ -193,4 +193,21 @@ describe('editDistanceWithin', () => {
       }
     }
   });
+
+  it('is exact on many short strings over small alphabets (paths along row 0, blocks dropped from the top)', () => {
+    expect(editDistanceWithin('a', 'bab', 2)).toBe(2);
+    const rand = rng(3);
+    for (let t = 0; t < 20_000; t++) {
+      const alphabet = t % 2 ? 'ab' : 'abc';
+      const pick = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+      const a = pick(Math.floor(rand() * (t % 3 ? 12 : 90)));
+      const b = pick(Math.floor(rand() * (t % 3 ? 12 : 90)));
+      const d = distance(a, b);
+      for (const limit of [d - 1, d, d + 1, d + 5]) {
+        const got = editDistanceWithin(a, b, limit);
+        if (d <= limit) expect(got).toBe(d);
+        else expect(got).toBeGreaterThan(limit);
+      }
+    }
+  });
 });
