@@ -22,6 +22,7 @@ import { runCluster } from './sections/cluster';
 import { runDecisionLog } from './sections/decision-log';
 import { runStartTime } from './sections/start-time';
 import { runHops } from './sections/hops';
+import { runRetrieval } from './sections/retrieval';
 
 /**
  * `npm run bench [-- --json]`: every number of docs/performance.md from one run on this machine.
@@ -91,6 +92,20 @@ try {
   if (wants('per-request')) Object.assign(results, await runPerRequest({ redisUrl, prefix: prefix('per-request'), samples: scaled(30, 10) }));
   if (wants('rails')) Object.assign(results, await runRails({ redisUrl, prefix: prefix('rails'), samples: scaled(1000, 100), workDir }));
   if (wants('adversarial')) Object.assign(results, await runAdversarial({ redisUrl, prefix: prefix('adversarial'), ordinary: scaled(3000, 300) }));
+  if (wants('retrieval')) {
+    Object.assign(
+      results,
+      await runRetrieval({
+        sizes: [
+          { label: '1k', n: scaled(1000, 100) },
+          { label: '10k', n: scaled(10_000, 100) },
+          { label: '100k', n: scaled(100_000, 100) },
+        ],
+        queries: scaled(200, 20),
+        scanQueries: scaled(3, 1),
+      }),
+    );
+  }
   if (wants('start')) Object.assign(results, await runStartTime({ redisUrl, prefix: prefix('start'), runs: scaled(5, 3) }));
 
   if (typeof results.compiled_throughput === 'number' && typeof results.raw_hop_throughput === 'number') {

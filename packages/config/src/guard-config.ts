@@ -80,8 +80,8 @@ export const GuardConfigSchema = z.object({
    */
   lockDurationMs: positiveInt(DEFAULT_LOCK_DURATION_MS),
   stalledIntervalMs: positiveInt(DEFAULT_STALLED_INTERVAL_MS),
-  /** Most demonstrations one policy may hold (retrieval compares a query with each). */
-  maxDemonstrations: positiveInt(1000),
+  /** Most demonstrations one policy may hold (retrieval goes through an exact index: docs/performance.md, issue 39). */
+  maxDemonstrations: positiveInt(100_000),
   /** Each tenant's default quotas at the gateway (the server admin can override them per tenant). */
   quotas: z.object({
     checksPerSecond: positiveInt(1000),

@@ -25,7 +25,8 @@ import { execMulti } from './exec-multi';
 import { FeedbackRecordSchema, type FeedbackRecord } from './feedback-record';
 import { checkJobId, checkPolicyId, checkTenant } from './identifiers';
 import { memoryKeys, type MemoryKeys } from './keys';
-import { DEFAULT_MAX_CHARS, nearestDemonstrationsYielding } from './nearest-demonstrations';
+import type { DemonstrationIndex } from './demonstration-index';
+import { DEFAULT_MAX_CHARS } from './retrieval-text';
 import {
   StoredDemonstrationSchema,
   sameDemonstrationContent,
@@ -49,14 +50,14 @@ export interface DemonstrationStoreOptions {
   /** How many (tenant, policy) lists the in-process cache keeps. Default 512. */
   cacheEntries?: number;
   /**
-   * Most demonstrations one policy may hold (retrieval compares the query with each). Default
-   * 1,000: at the 4,000-character cap a retrieval then costs at most a few seconds of CPU, spread
-   * over event-loop slices. A write past it fails with QUOTA_EXCEEDED and writes nothing.
+   * Most demonstrations one policy may hold. Default 100,000: retrieval goes through the list's
+   * DemonstrationIndex, which compares in full only the demonstrations its lower bounds cannot rule
+   * out (docs/performance.md, issue 39). A write past it fails with QUOTA_EXCEEDED and writes nothing.
    */
   maxDemonstrations?: number;
 }
 
-const DEFAULT_MAX_DEMONSTRATIONS = 1000;
+const DEFAULT_MAX_DEMONSTRATIONS = 100_000;
 
 export interface SeedOptions {
   /** Remove stored demonstrations that are not in `demos`. */
@@ -130,6 +131,7 @@ export class DemonstrationStore {
     this.maxDemonstrations = parseOrThrow(PositiveIntSchema, options.maxDemonstrations ?? DEFAULT_MAX_DEMONSTRATIONS, 'memory options', 'maxDemonstrations');
     this.cache = new DemonstrationCache(
       parseOrThrow(PositiveIntSchema, options.cacheEntries ?? DEFAULT_CACHE_ENTRIES, 'memory options', 'cacheEntries'),
+      this.maxChars,
     );
   }
 
@@ -164,7 +166,7 @@ export class DemonstrationStore {
 
   /** All demonstrations of a policy, oldest first. */
   async list(tenant: string, policyId: string): Promise<StoredDemonstration[]> {
-    const demos = await this.load(checkTenant(tenant), checkPolicyId(policyId));
+    const { demos } = await this.load(checkTenant(tenant), checkPolicyId(policyId));
     return demos.map((d) => ({ ...d }));
   }
 
@@ -271,10 +273,8 @@ export class DemonstrationStore {
     const q = parseOrThrow(RetrievalQuerySchema, query, 'retrieval query', 'query');
     const count = parseOrThrow(KSchema, k, 'retrieval k', 'k');
     if (count === 0) return [];
-    const demos = await this.load(t, p);
-    return nearestDemonstrationsYielding(demos, { input: textOf(q.input), output: textOf(q.output) }, count, {
-      maxChars: this.maxChars,
-    });
+    const index = await this.load(t, p);
+    return index.nearestYielding({ input: textOf(q.input), output: textOf(q.output) }, count);
   }
 
   /** Keep a finished job for candidateTtlSeconds, in case it is confirmed. Re-archiving a job replaces it. */
@@ -396,7 +396,6 @@ export class DemonstrationStore {
     this.cache.clear();
   }
 
-  /** The (cached) list: one GET of the version counter; a MULTI of GET + HGETALL when it moved. */
   /** Fail with QUOTA_EXCEEDED, writing nothing, if `adding` more would pass the per-policy cap. */
   private async checkRoom(t: string, p: string, adding: number): Promise<void> {
     const held = await this.redis.hlen(this.keys.demos(t, p));
@@ -405,7 +404,8 @@ export class DemonstrationStore {
     }
   }
 
-  private async load(t: string, p: string): Promise<readonly StoredDemonstration[]> {
+  /** The (cached) list and its index: one GET of the version counter; a MULTI of GET + HGETALL when it moved. */
+  private async load(t: string, p: string): Promise<DemonstrationIndex<StoredDemonstration>> {
     const cacheKey = `${t}\u0000${p}`;
     const versionKey = this.keys.demosVersion(t, p);
     const version = (await this.redis.get(versionKey)) ?? '0';
@@ -421,7 +421,6 @@ export class DemonstrationStore {
       if (demo) demos.push(demo);
     }
     demos.sort(byCreatedThenId);
-    this.cache.set(cacheKey, freshVersion ?? '0', demos);
-    return this.cache.get(cacheKey, freshVersion ?? '0') ?? demos;
+    return this.cache.set(cacheKey, freshVersion ?? '0', demos);
   }
 }

@@ -8,14 +8,9 @@ export {
   type RetrievedDemonstration,
   type ConfirmResult,
 } from './demonstration-store';
-export {
-  nearestDemonstrations,
-  retrievalText,
-  capText,
-  DEFAULT_MAX_CHARS,
-  type RetrievalQuery,
-  type NearestOptions,
-} from './nearest-demonstrations';
+export { nearestDemonstrations, nearestDemonstrationsYielding, type NearestOptions } from './nearest-demonstrations';
+export { retrievalText, capText, DEFAULT_MAX_CHARS, type RetrievalQuery } from './retrieval-text';
+export { DemonstrationIndex } from './demonstration-index';
 export {
   StoredDemonstrationSchema,
   DemonstrationSourceSchema,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '@guardagent/errors';
 import type { Demonstration } from '@guardagent/schemas';
-import { DemonstrationStore, nearestDemonstrations } from '../src/index';
+import { DEFAULT_MAX_CHARS, DemonstrationIndex, DemonstrationStore, nearestDemonstrations } from '../src/index';
 import { nearestDemonstrationsYielding } from '../src/nearest-demonstrations';
 import { redisFixture } from './redis-fixture';
 
@@ -41,21 +41,21 @@ describe('retrieval yields to the event loop', () => {
   });
 
   it('lets other callbacks run while it compares (a timer fires before it finishes)', async () => {
+    // k = 100 of 400: at least 100 exact comparisons, in slices of 16.
     const long = Array.from({ length: 400 }, (_, i) => ({ id: `l${i}`, input: 'a'.repeat(4000), output: String(i) }));
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 0);
     let ticksWhenDone = -1;
     try {
-      await nearestDemonstrationsYielding(long, { input: 'b'.repeat(4000), output: '' }, 3).then(() => (ticksWhenDone = ticks));
+      await nearestDemonstrationsYielding(long, { input: 'b'.repeat(4000), output: '' }, 100).then(() => (ticksWhenDone = ticks));
     } finally {
       clearInterval(ticker);
     }
-    // 400 comparisons in slices of 16: the event loop turned between slices and the timer ran.
     expect(ticksWhenDone).toBeGreaterThan(0);
   });
 });
 
-describe('retrieval over many long demonstrations is bounded: a first stage on heads and tails, then the candidates in full', () => {
+describe('retrieval over many long demonstrations is exact (issue 39: the index replaced the two-stage search)', () => {
   // Deterministic pseudo-random text (no Math.random: the same demonstrations on every run).
   let seed = 7;
   const rand = () => {
@@ -75,23 +75,28 @@ describe('retrieval over many long demonstrations is bounded: a first stage on h
   const demos = [...far.slice(0, 150), ...near, ...far.slice(150)];
 
   it('finds the same nearest as comparing every demonstration in full', async () => {
-    // k = 80 keeps 320 candidates: more than there are demonstrations, so that search is one stage, in full.
-    const full = nearestDemonstrations(demos, query, 80).slice(0, 3);
-    const bounded = nearestDemonstrations(demos, query, 3);
-    expect(bounded.map((d) => d.id)).toEqual(['near-0', 'near-1', 'near-2']);
-    expect(bounded.map((d) => [d.id, d.distance])).toEqual(full.map((d) => [d.id, d.distance]));
-    expect(await nearestDemonstrationsYielding(demos, query, 3)).toEqual(bounded);
+    const unbounded = { maxSteps: Number.POSITIVE_INFINITY };
+    const full = nearestDemonstrations(demos, query, 303, unbounded).slice(0, 3);
+    const nearest = nearestDemonstrations(demos, query, 3, unbounded);
+    expect(nearest.map((d) => d.id)).toEqual(['near-0', 'near-1', 'near-2']);
+    expect(nearest.map((d) => [d.id, d.distance])).toEqual(full.map((d) => [d.id, d.distance]));
+    expect(await nearestDemonstrationsYielding(demos, query, 3, unbounded)).toEqual(nearest);
+    // Within the default budget the two nearest (5 and 40 characters changed) are found, and they are exact.
+    expect(nearestDemonstrations(demos, query, 2)).toEqual(nearest.slice(0, 2));
+    expect(DemonstrationIndex.build(demos, DEFAULT_MAX_CHARS).searchSync(query, 2).exact).toBe(true);
   });
 
-  it('compares in full only the candidates: a demonstration whose head and tail are far is not one of them, however near its middle', () => {
-    // Same middle as the query, head and tail replaced: near in full (2 × 128 chars changed of 5,001), the farthest of all on the 256-char first stage.
+  it('finds a demonstration near in full even when its head and tail are far (the old first stage missed it)', () => {
     const q = `${query.input}\n${query.output}`;
-    // Head and tail of a character none of the texts use: as far as a demonstration can be on the first stage.
     const disguised = { id: 'disguised', input: `${'#'.repeat(128)}${q.slice(128, 3000)}`, output: `${query.output.slice(0, -128)}${'#'.repeat(128)}` };
     const withDisguised = [...far, disguised];
-    const fullSearch = nearestDemonstrations(withDisguised, query, 80);
-    expect(fullSearch[0]!.id).toBe('disguised');
-    // The bounded search keeps 32 candidates by heads and tails: the disguised one is not among them.
-    expect(nearestDemonstrations(withDisguised, query, 1)[0]!.id).not.toBe('disguised');
+    const unbounded = { maxSteps: Number.POSITIVE_INFINITY };
+    expect(nearestDemonstrations(withDisguised, query, 1, unbounded)[0]!.id).toBe('disguised');
+    expect(nearestDemonstrations(withDisguised, query, 1, unbounded)).toEqual(nearestDemonstrations(withDisguised, query, 301, unbounded).slice(0, 1));
+    // Uniform random texts are the bounds' worst case (equal histograms): the default budget runs out
+    // before the disguised one is reached, and the search says so.
+    const index = DemonstrationIndex.build(withDisguised, DEFAULT_MAX_CHARS);
+    expect(index.searchSync(query, 1).exact).toBe(false);
+    expect(index.searchSync(query, 1, Number.POSITIVE_INFINITY)).toMatchObject({ exact: true, nearest: [{ id: 'disguised' }] });
   });
 });
