@@ -131,7 +131,7 @@ describe('telemetry through the standard OTEL_* variables (NodeSDK)', () => {
       20_000,
       'spans of the decision trace from both the gateway and the executor',
     );
-    expect(inTrace.find((s) => s.service === 'guardagent-executor')?.name).toMatch(/^guardagent\.executor\.|^sandbox\.run$|^rails\./);
+    expect(inTrace.find((s) => s.service === 'guardagent-executor')?.name).toMatch(/^guardagent\.executor\.|^sandbox\.run$|^rails\.|^decisions\.store$/);
     for (const span of inTrace) {
       expect(span.resource['deployment.environment']).toBe('ci');
       expect(span.resource.team).toBe('guard');
