@@ -4,7 +4,7 @@ import { jsonLogger, redactUrl, reportRedisSettings } from '@guardagent/pipeline
 import { initTelemetry } from '@guardagent/telemetry';
 import { startGateway } from './start-gateway';
 
-// The gateway alone: `node --no-node-snapshot services/gateway/dist/main.js` (REDIS_URL required).
+// The gateway alone: `node services/gateway/dist/main.js` (REDIS_URL required).
 const logger = jsonLogger({ service: 'gateway', pid: process.pid });
 const config = loadConfig();
 if (!config.redisUrl) {
