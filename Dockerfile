@@ -8,7 +8,7 @@
 #   docker build -t guardagent .
 #   docker run --rm -e REDIS_URL=redis://redis:6379 guardagent                      # the gateway (default)
 #   docker run --rm -e REDIS_URL=... guardagent \
-#     node --no-node-snapshot services/executor/dist/main.js                        # any other service
+#     node services/executor/dist/main.js                        # any other service
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -51,5 +51,6 @@ COPY --chown=node:node examples/ ./examples/
 COPY --chown=node:node infra/healthcheck.mjs ./infra/healthcheck.mjs
 USER node
 EXPOSE 8080
-# isolated-vm needs --no-node-snapshot on Node >= 20.
-CMD ["node", "--no-node-snapshot", "services/gateway/dist/main.js"]
+# Plain node: the services load no isolated-vm; their sandbox worker processes do, and are started
+# with --no-node-snapshot (packages/pipeline/src/sandbox/create-guard-runner.ts).
+CMD ["node", "services/gateway/dist/main.js"]

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { SandboxProcessPool } from '@guardagent/sandbox';
+import { SandboxProcessPool } from '@guardagent/sandbox/host';
 import { sandboxWorkerCommand } from '../packages/pipeline/src/sandbox/create-guard-runner';
 import { m2wWorkload } from './lib/m2w-jobs';
 import { descendantsCpuMs, processCpuMs } from './lib/proc-cpu';

@@ -14,7 +14,9 @@ import { silentLogger } from '@guardagent/telemetry';
 // and agrees with the code (commands, files, queue key names, Redis settings).
 const ROOT = resolve(import.meta.dirname, '..');
 const SERVICES = ['gateway', ...STAGES];
-const NODE_ENTRY = ['node', '--no-node-snapshot'];
+// Plain `node`: the services and the gateway do not load isolated-vm (their sandbox workers do, and
+// get --no-node-snapshot from create-guard-runner.ts); packages/pipeline/test/no-addon-in-host.test.ts.
+const NODE_ENTRY = ['node'];
 const exists = (path: string) => existsSync(join(ROOT, path));
 
 // biome-ignore lint/suspicious/noExplicitAny: the deploy files' YAML is read field by field
@@ -36,10 +38,10 @@ function repoPaths(args: readonly string[]): string[] {
 function expectServiceCommand(command: unknown, service: string) {
   expect(Array.isArray(command), `${service}: command is an array`).toBe(true);
   const args = command as string[];
-  expect(args.slice(0, 2), `${service}: entry`).toEqual(NODE_ENTRY);
+  expect(args.slice(0, 1), `${service}: entry`).toEqual(NODE_ENTRY);
   // The built entry (npm run build; the test setup has just built it), next to its source.
-  expect(args[2]).toBe(`services/${service}/dist/main.js`);
-  expect(exists(args[2]), `${args[2]} exists`).toBe(true);
+  expect(args[1]).toBe(`services/${service}/dist/main.js`);
+  expect(exists(args[1]), `${args[1]} exists`).toBe(true);
   expect(exists(`services/${service}/src/main.ts`)).toBe(true);
 }
 
@@ -89,9 +91,9 @@ describe('Dockerfile', () => {
     const user = lines.slice(lastFrom).find((l) => /^USER\s/.test(l));
     expect(user?.split(/\s+/)[1]).toBe('node');
     const cmd = JSON.parse(lines.find((l) => /^CMD\s/.test(l))!.replace(/^CMD\s+/, '')) as string[];
-    expect(cmd.slice(0, 2)).toEqual(NODE_ENTRY);
-    expect(cmd[2]).toBe('services/gateway/dist/main.js');
-    expect(exists(cmd[2]), cmd[2]).toBe(true);
+    expect(cmd.slice(0, 1)).toEqual(NODE_ENTRY);
+    expect(cmd[1]).toBe('services/gateway/dist/main.js');
+    expect(exists(cmd[1]), cmd[1]).toBe(true);
     // The runtime stage runs built code with production dependencies only.
     expect(text).toMatch(/npm prune --omit=dev/);
     expect(text).not.toMatch(/--import tsx/);

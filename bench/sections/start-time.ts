@@ -27,8 +27,8 @@ const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol
 /** The node arguments that start `entry` (a workspace-relative path without extension) built or from source. */
 function nodeArgs(mode: Mode, service: string): string[] {
   return mode === 'built'
-    ? ['--no-node-snapshot', join(REPO_ROOT, 'services', service, 'dist', 'main.js')]
-    : ['--no-node-snapshot', '--conditions=@guardagent/source', '--import', 'tsx', join(REPO_ROOT, 'services', service, 'src', 'main.ts')];
+    ? [join(REPO_ROOT, 'services', service, 'dist', 'main.js')]
+    : ['--conditions=@guardagent/source', '--import', 'tsx', join(REPO_ROOT, 'services', service, 'src', 'main.ts')];
 }
 
 function cliArgs(mode: Mode): string[] {

@@ -10,9 +10,9 @@
  * same guarded functions are what you register as the model's tools.
  *
  * Run against the HTTP gateway:
- *   GUARDAGENT_URL=http://localhost:8080 GUARDAGENT_API_KEY=... node --no-node-snapshot --import tsx examples/agent-ts/agent.ts
+ *   GUARDAGENT_URL=http://localhost:8080 GUARDAGENT_API_KEY=... node --import tsx examples/agent-ts/agent.ts
  * or straight on the queues (workers from `guardagent up` on the same Redis):
- *   REDIS_URL=redis://localhost:6379 node --no-node-snapshot --import tsx examples/agent-ts/agent.ts
+ *   REDIS_URL=redis://localhost:6379 node --import tsx examples/agent-ts/agent.ts
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';

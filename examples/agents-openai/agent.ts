@@ -12,7 +12,7 @@
  *
  * Run (workers from `guardagent up` on the same Redis; any OpenAI-compatible chat endpoint):
  *   REDIS_URL=redis://localhost:6379 OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=llama3.1 \
- *     node --no-node-snapshot --import tsx examples/agents-openai/agent.ts "refund 80 for the broken kettle"
+ *     node --import tsx examples/agents-openai/agent.ts "refund 80 for the broken kettle"
  *   # held: approve it, then
  *   ... examples/agents-openai/agent.ts --resume
  */

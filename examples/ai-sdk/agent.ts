@@ -12,7 +12,7 @@
  *
  * Run (workers from `guardagent up` on the same Redis; any OpenAI-compatible chat endpoint):
  *   REDIS_URL=redis://localhost:6379 OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=llama3.1 \
- *     node --no-node-snapshot --import tsx examples/ai-sdk/agent.ts "refund me 80, it arrived broken"
+ *     node --import tsx examples/ai-sdk/agent.ts "refund me 80, it arrived broken"
  *   # held: approve it, then
  *   ... examples/ai-sdk/agent.ts --resume
  */

@@ -70,7 +70,7 @@ export async function startTestStack(
 /** A standalone stage service in its own process, as deployments run it. */
 export function spawnService(stage: Stage, env: Record<string, string>): ChildProcess {
   // The built service, as deployments run it (the test setup builds before any test runs).
-  const child = spawn(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'services', stage, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'services', stage, 'dist', 'main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

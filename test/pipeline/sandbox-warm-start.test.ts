@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunResult, SandboxProcessPool } from '@guardagent/sandbox';
+import type { RunResult, SandboxProcessPool } from '@guardagent/sandbox/host';
 import { createGuardRunner } from '../../packages/pipeline/src/sandbox/create-guard-runner';
 
 // Warm start (issue 32): a production sandbox worker (the pipeline's sandbox-child-main, real

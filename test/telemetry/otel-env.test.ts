@@ -81,7 +81,7 @@ const allSpans = () => exports.flatMap((e) => e.spans);
 
 /** Start the gateway as deployments run it and read its port from its start-up log line. */
 async function spawnGateway(env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', join(REPO_ROOT, 'services', 'gateway', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'services', 'gateway', 'dist', 'main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, GUARDAGENT_GATEWAY_PORT: '0', GUARDAGENT_GATEWAY_HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import type { Llm } from '@guardagent/llm';
-import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox';
+import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox/host';
 import type { DemonstrationStore } from '@guardagent/memory';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
 import type { RailsOffload } from '@guardagent/rails';

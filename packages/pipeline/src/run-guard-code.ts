@@ -1,6 +1,6 @@
 import { guardContext, type Policy } from '@guardagent/schemas';
 import type { PipelineState, StageJobPayload } from '@guardagent/queue';
-import type { RunResult } from '@guardagent/sandbox';
+import type { RunResult } from '@guardagent/sandbox/host';
 import { withSpan } from '@guardagent/telemetry';
 import { guardRunLimits } from './sandbox/guard-run-limits';
 import type { PipelineDeps } from './pipeline-deps';

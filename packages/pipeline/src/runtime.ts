@@ -5,7 +5,7 @@ import { LlmClient, llmConfigFromEnv, type Llm } from '@guardagent/llm';
 import { DemonstrationStore } from '@guardagent/memory';
 import { QueueSet, RedisOutageLog, ResultStore, STAGES, settleShardLayout, createRedisConnection, waitUntilReady, type Stage } from '@guardagent/queue';
 import { PolicyRegistry, ProgramStore } from '@guardagent/registry';
-import type { SandboxProcessPool } from '@guardagent/sandbox';
+import type { SandboxProcessPool } from '@guardagent/sandbox/host';
 import type { PipelineDeps } from './pipeline-deps';
 import { requestBackgroundCompile } from './request-compile';
 import { LRUCache } from 'lru-cache';

@@ -12,7 +12,7 @@ import {
   type SaveDecisionOutcome,
 } from '@guardagent/queue';
 import type { PolicyRegistry, ProgramStore, PromotedProgram, RegisteredPolicy, VerificationReport } from '@guardagent/registry';
-import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox';
+import type { ProcessRunRequest, RunResult, SandboxProcessPoolStats } from '@guardagent/sandbox/host';
 import { PolicySchema, type Demonstration, type LabelledExample, type PolicyInput } from '@guardagent/schemas';
 import type { SandboxErrorKind } from '@guardagent/errors';
 import type { FinalizeDeps } from '../src/finalize';

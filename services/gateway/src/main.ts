@@ -4,7 +4,7 @@ import { initTelemetry, jsonLogger, redactUrl } from '@guardagent/telemetry';
 import { startGateway } from './start-gateway';
 import { reportRedisSettings } from '@guardagent/queue';
 
-// The gateway alone: `node --no-node-snapshot services/gateway/dist/main.js` (REDIS_URL required).
+// The gateway alone: `node services/gateway/dist/main.js` (REDIS_URL required).
 const logger = jsonLogger({ service: 'gateway', pid: process.pid });
 const config = loadConfig();
 if (!config.redisUrl) {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { readEnv } from '@guardagent/config';
-import { SandboxProcessPool, type HostFunction, type SandboxProcessPoolOptions } from '@guardagent/sandbox';
+import { SandboxProcessPool, type HostFunction, type SandboxProcessPoolOptions } from '@guardagent/sandbox/host';
 import { SANDBOX_HOST_FUNCTIONS_ENV, SANDBOX_MAX_RUNS_ENV, SANDBOX_WARM_UP_ENV } from './sandbox-worker-env';
 
 export interface GuardRunnerOptions {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { errorMessage } from '@guardagent/errors';
 import { removeSandboxPoolReport, writeSandboxPoolReport, type SandboxCountDeltas } from '@guardagent/queue';
-import { WAIT_BUCKETS_MS, type SandboxProcessPool, type TenantWaits } from '@guardagent/sandbox';
+import { WAIT_BUCKETS_MS, type SandboxProcessPool, type TenantWaits } from '@guardagent/sandbox/host';
 import type { Logger } from '@guardagent/telemetry';
 
 /** How often an executor writes its pool's report (see sandbox-pool-reports.ts in @guardagent/queue). */
