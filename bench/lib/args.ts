@@ -22,8 +22,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg.startsWith('--scale=')) args.scale = Number(arg.slice('--scale='.length));
     else if (arg === '--help' || arg === '-h') {
       process.stderr.write(
-        'npm run bench [-- --json] [--profile DIR] [--only raw,compiled,hops,batch,cluster,decision-log,sandbox,per-request,rails,adversarial,retrieval,start] [--scale=0.1]
-',
+        'npm run bench [-- --json] [--profile DIR] [--only raw,compiled,hops,batch,cluster,decision-log,sandbox,per-request,rails,adversarial,retrieval,start] [--scale=0.1]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown flag ${arg} (see --help)`);
