@@ -333,10 +333,10 @@ export const ENV_VARIABLES = [
   {
     key: 'maxDemonstrations',
     name: 'GUARDAGENT_MAX_DEMONSTRATIONS',
-    default: '`1000`',
+    default: '`100000`',
     readBy: ['all processes'],
     config: true,
-    meaning: 'demonstrations one policy may hold; a write past it answers 429 `QUOTA_EXCEEDED` and writes nothing',
+    meaning: 'demonstrations one policy may hold; a write past it answers 429 `QUOTA_EXCEEDED` and writes nothing (retrieval goes through an exact index: docs/performance.md, issue 39)',
   },
   {
     key: 'gatewayPort',
