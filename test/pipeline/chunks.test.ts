@@ -119,7 +119,8 @@ describe('checks in chunks', () => {
     // Readable enough to answer (id, tenant, policy), but no job payload: not a check anyone can run.
     const { job: _job, ...malformed } = stateOf('a', 'malformed', 'x');
     const alsoGood = stateOf('a', 'also-good', 'a green door');
-    await stack.runtime!.queues.add('executor', CHECK_CHUNK_JOB, { checks: [good, looping, throwing, unknownPolicy, malformed, 'not a check', alsoGood] }, newChunkJobId());
+    // Malformed on purpose: straight onto the BullMQ queue, past QueueSet's typed add.
+    await stack.runtime!.queues.queue('executor').add(CHECK_CHUNK_JOB, { checks: [good, looping, throwing, unknownPolicy, malformed, 'not a check', alsoGood] }, { jobId: newChunkJobId() });
 
     const [decidedGood, decidedAlsoGood] = await Promise.all([decisionOf('a', 'good'), decisionOf('a', 'also-good')]);
     expect(decidedGood).toMatchObject({ decision: 'deny', status: 'ok', reasons: ['mentions red'] });

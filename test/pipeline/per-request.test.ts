@@ -159,12 +159,10 @@ describe('per-request pipeline (planner → codegen → executor ⇄ debugger)',
   it('ends a job the worker cannot parse as a fail-closed guard_error', async () => {
     const id = 'unparseable-1';
     const registered = await stack.client.putPolicy(policy);
-    await stack.runtime!.queues.add(
-      'executor',
-      'check',
-      { state: { jobId: id, tenant: 'default', policy: { id: policy.id, version: '1', digest: registered.digest, programDigest: 'x' }, submittedAt: Date.now(), job: 42 } },
-      id,
-    );
+    // Unparseable on purpose: straight onto the BullMQ queue, past QueueSet's typed add.
+    await stack.runtime!.queues
+      .queue('executor')
+      .add('check', { state: { jobId: id, tenant: 'default', policy: { id: policy.id, version: '1', digest: registered.digest, programDigest: 'x' }, submittedAt: Date.now(), job: 42 } }, { jobId: id });
     const deadline = Date.now() + 10_000;
     let decision = await stack.client.result(id);
     while (!decision && Date.now() < deadline) {

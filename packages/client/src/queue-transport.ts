@@ -23,6 +23,7 @@ import {
   isReservedTenantId,
   RESERVED_TENANT_IDS,
   type PipelineState,
+  type StageJobOf,
 } from '@guardagent/queue';
 import { keyPrefixFor, type ShardLayout } from '@guardagent/config';
 import { PolicyRegistry, ProgramStore, type RegisteredPolicy } from '@guardagent/registry';
@@ -582,10 +583,13 @@ export class QueueTransport implements GuardTransport, ApprovalReader, ApprovalD
     if (this.options.locateChecks && chunks.some((chunk) => chunk.checks.length > 1)) {
       await recordCheckChunks(this.redis, this.prefix, chunks.filter((chunk) => chunk.checks.length > 1));
     }
-    const jobs = chunks.map(({ jobId, checks }) =>
-      checks.length === 1 ? { kind: 'check', data: { state: checks[0] }, jobId: checks[0].jobId } : { kind: CHECK_CHUNK_JOB, data: { checks }, jobId },
+    const jobs = chunks.map(
+      ({ jobId, checks }): StageJobOf<'executor'> =>
+        checks.length === 1 ? { kind: 'check', data: { state: checks[0]! }, jobId: checks[0]!.jobId } : { kind: CHECK_CHUNK_JOB, data: { checks }, jobId },
     );
-    if (jobs.length === 1) await this.queues.add('executor', jobs[0].kind, jobs[0].data, jobs[0].jobId);
+    const only = jobs.length === 1 ? jobs[0] : undefined;
+    if (only?.kind === 'check') await this.queues.add('executor', 'check', only.data, only.jobId);
+    else if (only?.kind === CHECK_CHUNK_JOB) await this.queues.add('executor', CHECK_CHUNK_JOB, only.data, only.jobId);
     else await this.queues.addBulk('executor', jobs);
   }
 

@@ -1,4 +1,4 @@
-import type { HashWrite, Stage, PipelineState } from '@guardagent/queue';
+import type { HashWrite, PipelineJobKind, Stage, PipelineState } from '@guardagent/queue';
 import type { Decision } from '@guardagent/schemas';
 import type { VerificationReport } from '@guardagent/registry';
 import { failModeFor } from './fail-mode';
@@ -26,19 +26,19 @@ export interface CompileResultDraft {
   keptPrevious?: boolean;
 }
 
+/** A hand-over to a stage, to one of its kinds that carry a guard job's state (typed per stage). */
+export type NextOutcome = { [S in Stage]: { kind: 'next'; stage: S; jobKind: PipelineJobKind<S>; state: PipelineState } }[Stage];
+
 /** A handler either hands the job to the next stage or ends it. */
 export type StageOutcome =
-  | { kind: 'next'; stage: Stage; jobKind: string; state: PipelineState }
+  | NextOutcome
   | { kind: 'decision'; state: PipelineState; draft: DecisionDraft }
   | { kind: 'compile-result'; state: PipelineState; draft: CompileResultDraft }
   | { kind: 'done' };
 
-export const next = (stage: Stage, jobKind: string, state: PipelineState): StageOutcome => ({
-  kind: 'next',
-  stage,
-  jobKind,
-  state: { ...state, step: state.step + 1 },
-});
+/** Hand the job to `stage` as a job of `jobKind`: the pair is checked against the queue catalog. */
+export const next = <S extends Stage>(stage: S, jobKind: PipelineJobKind<S>, state: PipelineState): StageOutcome =>
+  ({ kind: 'next', stage, jobKind, state: { ...state, step: state.step + 1 } }) as NextOutcome;
 
 export const decide = (state: PipelineState, draft: DecisionDraft): StageOutcome => ({ kind: 'decision', state, draft });
 

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { GuardAgentError, errorMessage } from '@guardagent/errors';
-import { CHECK_CHUNK_JOB, PipelineJobSchema, keys, type JobFence, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
+import { CHECK_CHUNK_JOB, PipelineJobSchema, keys, type SideJobKind, type JobFence, type RedisOutageLog, type PipelineState, type QueueSet, type ResultStore, type Stage } from '@guardagent/queue';
 import { extractTraceContext, withSpan, type Logger } from '@guardagent/telemetry';
 import type { PipelineDeps } from './pipeline-deps';
 import { PIPELINE_HANDLERS, handleArchive, handleFeedback, type PipelineHandler } from './handlers/index';
@@ -31,6 +31,30 @@ export interface StageWorkerRuntime {
 
 /** Tries at one takeover count (0.5 + 1 + … + 4.5 s between them: about 22 s in all). */
 const TAKEOVER_COUNT_ATTEMPTS = 10;
+
+/** A side job's handler: its data is not a guard job's state (a chunk of checks, a case to archive, feedback). */
+type SideJobHandler = (job: Job, runtime: StageWorkerRuntime, fence: JobFence | null) => Promise<unknown>;
+
+/**
+ * The side jobs' handlers, by queue and kind. With PIPELINE_HANDLERS (the kinds that carry a
+ * guard job's state) they give every kind of the queue catalog exactly one handler: the types
+ * (SideJobKind, PipelineJobKind of @guardagent/queue) make a kind without one a compile error.
+ */
+const SIDE_JOB_HANDLERS: { [S in Stage]: Record<SideJobKind<S>, SideJobHandler> } = {
+  executor: {
+    [CHECK_CHUNK_JOB]: (job, runtime, fence) => {
+      const routeOn = (outcome: StageOutcome) => applyOutcome(outcome, runtime, fence);
+      return processCheckChunk(job, { deps: runtime.deps, finalize: finalizeDepsOf(runtime), logger: runtime.logger, routeOn }, fence);
+    },
+  },
+  memory: {
+    archive: (job, runtime) => handleArchive(job.data, runtime.deps),
+    feedback: (job, runtime) => handleFeedback(job.data, runtime.deps),
+  },
+  planner: {},
+  codegen: {},
+  debugger: {},
+};
 
 /** A BullMQ worker for one stage: parse the job, run its handler, pass the outcome on. */
 export function startStageWorker(stage: Stage, runtime: StageWorkerRuntime, concurrency: number): Worker {
@@ -105,13 +129,9 @@ function countTakeover(runtime: StageWorkerRuntime, what: 'stalled' | 'recovered
  */
 export async function processStageJob(stage: Stage, job: Job, runtime: StageWorkerRuntime, fence: JobFence | null = null): Promise<unknown> {
   const { deps } = runtime;
-  if (stage === 'memory' && job.name === 'archive') return handleArchive(job.data, deps);
-  if (stage === 'memory' && job.name === 'feedback') return handleFeedback(job.data, deps);
-
-  if (stage === 'executor' && job.name === CHECK_CHUNK_JOB) {
-    const routeOn = (outcome: StageOutcome) => applyOutcome(outcome, runtime, fence);
-    return processCheckChunk(job, { deps, finalize: finalizeDepsOf(runtime), logger: runtime.logger, routeOn }, fence);
-  }
+  const sideHandlers: Partial<Record<string, SideJobHandler>> = SIDE_JOB_HANDLERS[stage];
+  const side = Object.hasOwn(sideHandlers, job.name) ? sideHandlers[job.name] : undefined;
+  if (side) return side(job, runtime, fence);
 
   const parsed = PipelineJobSchema.safeParse(job.data);
   if (!parsed.success) return endUnparseable(stage, job, runtime, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), fence);
@@ -163,7 +183,7 @@ async function applyOutcome(outcome: StageOutcome, runtime: StageWorkerRuntime, 
   switch (outcome.kind) {
     case 'next': {
       // Deterministic id per hop: if this worker dies after adding, the retry adds nothing new.
-      await runtime.queues.add(outcome.stage, outcome.jobKind, { state: await withStoredPayload(outcome.state, runtime) }, `${outcome.state.jobId}__${outcome.state.step}`);
+      await runtime.queues.addPipelineJob(outcome, { state: await withStoredPayload(outcome.state, runtime) }, `${outcome.state.jobId}__${outcome.state.step}`);
       return;
     }
     case 'decision':

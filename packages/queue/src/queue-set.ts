@@ -1,6 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { STAGES, type Stage } from './stages';
+import type { PipelineHop, PipelineJob, StageJobDataOf, StageJobKind, StageJobOf } from './stage-job';
 
 /**
  * Job retention: completed stage jobs are kept an hour so a retried hop that re-adds the
@@ -38,12 +39,20 @@ export class QueueSet {
     return queue;
   }
 
-  /** Add a job; a job id that already exists is a no-op (BullMQ de-duplicates by id). */
-  async add(stage: Stage, kind: string, data: unknown, jobId: string, options: JobsOptions = {}): Promise<void> {
+  /**
+   * Add a job of one of the queue's kinds, with that kind's data (StageJobData); a job id that
+   * already exists is a no-op (BullMQ de-duplicates by id).
+   */
+  async add<S extends Stage, K extends StageJobKind<S>>(stage: S, kind: K, data: StageJobDataOf<S, K>, jobId: string, options: JobsOptions = {}): Promise<void> {
     await this.queue(stage).add(kind, data, { ...options, jobId });
   }
 
-  async addBulk(stage: Stage, jobs: Array<{ kind: string; data: unknown; jobId: string }>): Promise<void> {
+  /** A guard job's next hop (see next() in the pipeline): its state, to a kind of the stage that carries one. */
+  async addPipelineJob(hop: PipelineHop, job: PipelineJob, jobId: string): Promise<void> {
+    await this.queue(hop.stage).add(hop.jobKind, job, { jobId });
+  }
+
+  async addBulk<S extends Stage>(stage: S, jobs: ReadonlyArray<StageJobOf<S>>): Promise<void> {
     await this.queue(stage).addBulk(jobs.map((j) => ({ name: j.kind, data: j.data, opts: { jobId: j.jobId } })));
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Stage } from './stages';
 import { PipelineStateSchema } from './pipeline-state';
 import { FeedbackCaseSchema } from '@guardagent/schemas';
+import type { CheckChunkJob } from './check-chunk';
 
 /**
  * The catalog of job kinds each queue accepts. A job that does not parse against its
@@ -58,3 +59,31 @@ export const FeedbackJobSchema = z.object({
   }).optional(),
 });
 export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;
+
+/**
+ * What a job of each (queue, kind) of STAGE_JOB_KINDS carries: QueueSet.add takes exactly this,
+ * and the pipeline's handler tables are checked against it (one entry per kind, no other).
+ */
+export interface StageJobData {
+  executor: { check: PipelineJob; 'check-chunk': CheckChunkJob; run: PipelineJob; verify: PipelineJob };
+  memory: { retrieve: PipelineJob; archive: ArchiveJob; feedback: FeedbackJob };
+  planner: { plan: PipelineJob };
+  codegen: { codegen: PipelineJob };
+  debugger: { debug: PipelineJob };
+}
+
+/** The data of a job of kind K on queue S. */
+export type StageJobDataOf<S extends Stage, K extends StageJobKind<S>> = K extends keyof StageJobData[S] ? StageJobData[S][K] : never;
+/** The kinds whose job carries a guard job's state on its way through the stages (next() goes to these). */
+export type PipelineJobKind<S extends Stage> = { [K in StageJobKind<S>]: StageJobDataOf<S, K> extends PipelineJob ? K : never }[StageJobKind<S>];
+/** A hand-over to a stage: the stage and one of its kinds that carry a guard job's state. */
+export type PipelineHop = { [S in Stage]: { stage: S; jobKind: PipelineJobKind<S> } }[Stage];
+/** The other kinds: side jobs with data of their own (a chunk of checks, an archived case, feedback). */
+export type SideJobKind<S extends Stage> = Exclude<StageJobKind<S>, PipelineJobKind<S>>;
+/** A job for `stage`, of any of its kinds, with that kind's data. */
+export type StageJobOf<S extends Stage> = { [K in StageJobKind<S>]: { kind: K; data: StageJobDataOf<S, K>; jobId: string } }[StageJobKind<S>];
+
+// The catalog and the data map name the same kinds, queue by queue (a compile error otherwise).
+type SameKinds<S extends Stage> = [StageJobKind<S>] extends [keyof StageJobData[S]] ? ([keyof StageJobData[S]] extends [StageJobKind<S>] ? true : false) : false;
+const catalogMatchesData: { [S in Stage]: SameKinds<S> } = { executor: true, memory: true, planner: true, codegen: true, debugger: true };
+void catalogMatchesData;

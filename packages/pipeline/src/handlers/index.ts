@@ -1,4 +1,4 @@
-import type { Stage, PipelineState, StageJobKind } from '@guardagent/queue';
+import type { Stage, PipelineState, PipelineJobKind } from '@guardagent/queue';
 import type { PipelineDeps } from '../pipeline-deps';
 import type { StageOutcome } from '../stage-outcome';
 import { handleCheck } from './check';
@@ -12,11 +12,12 @@ import { handleDebug } from './debug';
 export type PipelineHandler = (state: PipelineState, deps: PipelineDeps) => Promise<StageOutcome>;
 
 /**
- * Which handler serves each (queue, job kind) of the pipeline. Typed against the queue catalog
- * (STAGE_JOB_KINDS), so a kind the catalog does not name cannot get a handler. Memory's side jobs
- * (archive, feedback) carry no pipeline state and are served in the stage worker.
+ * Which handler serves each (queue, job kind) whose job carries a guard job's state. Typed
+ * against the queue catalog (PipelineJobKind of STAGE_JOB_KINDS): every such kind has a handler,
+ * and no other kind can get one. The side jobs (a chunk of checks, archive, feedback) are served
+ * by the stage worker's SIDE_JOB_HANDLERS.
  */
-export const PIPELINE_HANDLERS: { [S in Stage]: Partial<Record<StageJobKind<S>, PipelineHandler>> } = {
+export const PIPELINE_HANDLERS: { [S in Stage]: Record<PipelineJobKind<S>, PipelineHandler> } = {
   executor: { check: handleCheck, run: handleRun, verify: handleVerify },
   memory: { retrieve: handleRetrieve },
   planner: { plan: handlePlan },
