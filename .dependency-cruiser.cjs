@@ -3,14 +3,14 @@
 //
 //   foundation      errors, schemas, config, telemetry       nothing of ours above them
 //   infrastructure  queue (Redis), local-redis, sandbox,     foundation only
-//                   llm, quotas
+//                   llm, quotas, api-keys
 //   domain          rails, toolbox, memory, registry,        foundation, infrastructure, domain
 //                   pipeline, replay, benchmarks
 //   sdk             client, ai-sdk, agents-openai,           anything below the apps
 //                   mcp-proxy
 //   apps            services/*, cli, console                 anything
 const FOUNDATION = '^packages/(errors|schemas|config|telemetry)/src/';
-const INFRASTRUCTURE = '^packages/(queue|local-redis|sandbox|llm|quotas)/src/';
+const INFRASTRUCTURE = '^packages/(queue|local-redis|sandbox|llm|quotas|api-keys)/src/';
 const DOMAIN = '^packages/(rails|toolbox|memory|registry|pipeline|replay|benchmarks)/src/';
 const SDK = '^packages/(client|ai-sdk|agents-openai|mcp-proxy)/src/';
 const APPS = '^(services/[^/]+|packages/(cli|console))/src/';
@@ -29,7 +29,7 @@ module.exports = {
     {
       name: 'infrastructure-below-domain',
       severity: 'error',
-      comment: 'the Redis layer, the sandbox, the LLM client and the quotas import no domain package, SDK or app',
+      comment: 'the Redis layer, the sandbox, the LLM client, the quotas and the API keys import no domain package, SDK or app',
       from: { path: INFRASTRUCTURE },
       to: { path: [DOMAIN, SDK, APPS] },
     },

@@ -18,3 +18,4 @@ export { QuotaExceededError, PayloadTooLargeError } from './quota-errors';
 export { ScopeRequiredError } from './scope-errors';
 export { IdempotencyConflictError } from './idempotency-errors';
 export { StoreFullError } from './store-full-error';
+export { ConflictError } from './conflict-error';

@@ -15,7 +15,7 @@ import {
 } from '@guardagent/schemas';
 import { TenantQuotaOverridesSchema, TenantQuotasSchema } from '@guardagent/quotas';
 import { CHECK_ID_PATTERN, COMPILE_ID_PATTERN } from '@guardagent/client';
-import { KEY_SCOPES, KeyScopeSchema } from './key-scopes';
+import { KEY_SCOPES, KeyScopeSchema } from '@guardagent/api-keys';
 import { StoredDemonstrationSchema, TenantIdSchema } from '@guardagent/memory';
 import { RESERVED_TENANT_IDS, isReservedTenantId } from '@guardagent/queue';
 import { ReplayRecordSchema } from './replay-store';

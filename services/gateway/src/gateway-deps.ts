@@ -4,7 +4,7 @@ import type { DemonstrationStore } from '@guardagent/memory';
 import type { QueueSet, ResultStore } from '@guardagent/queue';
 import type { CheckAdmission, QuotaStore } from '@guardagent/quotas';
 import type { PolicyRegistry, ProgramStore } from '@guardagent/registry';
-import type { ApiKeyStore } from './api-key-store';
+import type { ApiKeyStore } from '@guardagent/api-keys';
 import type { BatchStore } from './batch-store';
 import type { ReplayRunner } from './replay-runner';
 import type { ReplayStore } from './replay-store';

@@ -4,12 +4,7 @@ import { GuardAgentError } from '@guardagent/errors';
 export { PayloadTooLargeError } from '@guardagent/errors';
 
 /** The request conflicts with what exists (a tenant id already taken). */
-export class ConflictError extends GuardAgentError {
-  readonly code = 'CONFLICT';
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super(message, details);
-  }
-}
+export { ConflictError } from '@guardagent/errors';
 
 /** An authenticated caller asked for something only the admin key may do. */
 export class ForbiddenError extends GuardAgentError {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ApiComponent } from './api-schemas';
-import type { KeyScope } from './key-scopes';
+import type { Caller, KeyScope } from '@guardagent/api-keys';
 
 /**
  * `server-admin`: only the server's admin key (GUARDAGENT_ADMIN_KEY); `metrics`: the admin key or
@@ -9,15 +9,6 @@ import type { KeyScope } from './key-scopes';
  * holding it.
  */
 export type AuthLevel = 'none' | 'server-admin' | 'metrics' | KeyScope;
-
-export interface Caller {
-  tenant: string;
-  /** The server's admin key (GUARDAGENT_ADMIN_KEY), not a tenant's key. */
-  serverAdmin: boolean;
-  scopes: readonly KeyScope[];
-  /** The tenant key's id; null for the server's admin key. */
-  keyId: string | null;
-}
 
 interface RouteContext<P, Q, B> {
   params: P;

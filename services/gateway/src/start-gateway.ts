@@ -12,7 +12,7 @@ import { GatewayMetrics } from './gateway-metrics';
 import { ReplayRunner } from './replay-runner';
 import { ReplayStore } from './replay-store';
 import { CheckAdmission, QuotaStore } from '@guardagent/quotas';
-import { ApiKeyStore } from './api-key-store';
+import { ApiKeyStore } from '@guardagent/api-keys';
 import { TenantStore } from './tenant-store';
 import { TenantTransports } from './tenant-transports';
 import { ApprovalWebhooks, TenantWebhooks, type ApprovalWebhooksOptions } from './approval-webhooks';

@@ -2,12 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ValidationError } from '@guardagent/errors';
 import { RESERVED_TENANT_IDS, isReservedTenantId, keys, type Keys } from '@guardagent/queue';
-import type { ApiKeyStore, IssuedKey } from './api-key-store';
+import { ADMIN_TENANT, type ApiKeyStore, type IssuedKey, type KeyScope } from '@guardagent/api-keys';
 import { ConflictError } from './gateway-errors';
-import type { KeyScope } from './key-scopes';
-
-/** The tenant the admin key acts as; no API key can be issued for it. */
-export const ADMIN_TENANT = 'default';
 
 /** The first key of a tenant belongs to whoever runs it: it may mint the narrower keys agents get. */
 export const FIRST_KEY_SCOPES: readonly KeyScope[] = ['admin'];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/index';
+import { hashApiKey } from '@guardagent/api-keys';
 import { refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
 
 // Rotation and revocation are each one step in Redis (a Lua script that compares the key's record

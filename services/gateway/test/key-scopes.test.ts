@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/index';
+import { hashApiKey } from '@guardagent/api-keys';
 import { ADMIN_KEY, refundPolicy, startFixture, type GatewayFixture } from './gateway-fixture';
 
 // An agent holds a `check` key. Everything that changes what guards it (the policy, an inline

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { QueueTransport } from '@guardagent/client/queue';
+import { ApiKeyStore, callerOfKey, scopeGrants } from '@guardagent/api-keys';
 import { CheckAdmission } from '@guardagent/quotas';
 import { createRedisConnection, waitUntilReady } from '@guardagent/queue';
 import { ConfigError, ValidationError } from '@guardagent/errors';
@@ -130,8 +131,7 @@ async function serveHttp(stack: LocalStack, policy: Policy, upstreams: Upstream[
   // connection was still opening failed at once, and the first clients got 503.
   const redis = createRedisConnection(stack.redisUrl, 'producer', 'mcp-keys');
   await waitUntilReady(redis, 10_000);
-  // The gateway's key store, loaded only in HTTP mode: stdio needs no keys (and starts sooner).
-  const { ApiKeyStore, callerOfKey, scopeGrants } = await import('@guardagent/service-gateway');
+  // The tenants' keys, as the gateway reads them (stdio mode needs none).
   const apiKeys = new ApiKeyStore(redis, stack.config.prefix);
   const transports = new Map<string, Promise<QueueTransport>>();
   const transportFor = (tenant: string): Promise<QueueTransport> => {

@@ -11,9 +11,8 @@ import {
 } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { ConflictError, ForbiddenError } from '../gateway-errors';
-import { scopeGrants } from '../key-scopes';
-import { route, type AnyRouteSpec, type Caller } from '../route-spec';
-import { ADMIN_TENANT } from '../tenant-store';
+import { route, type AnyRouteSpec } from '../route-spec';
+import { ADMIN_TENANT, scopeGrants, type Caller } from '@guardagent/api-keys';
 
 /** Whose held calls a request means: a tenant's key its own tenant's; the server admin key names one (default `default`). */
 function approvalTenant(caller: Caller, tenant: string | undefined): string {

@@ -8,7 +8,7 @@ import { PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError } 
 import type { GatewayDeps } from '../gateway-deps';
 import { chunksInTime } from '../body-deadline';
 import { readJsonLines, readText } from '../json-lines';
-import { requireScopeForPolicy } from '../key-scopes';
+import { requireScopeForPolicy } from '@guardagent/api-keys';
 import { route, type AnyRouteSpec } from '../route-spec';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/jsonlines'];

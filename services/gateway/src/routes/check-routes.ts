@@ -6,7 +6,7 @@ import { GuardJobSchema, type GuardJob } from '@guardagent/schemas';
 import { CheckWaitQuerySchema, FeedbackBodySchema, IdParamsSchema, idOfShape } from '../api-schemas';
 import { FeedbackNotApplicableError } from '../gateway-errors';
 import type { GatewayDeps } from '../gateway-deps';
-import { requireScopeForPolicy } from '../key-scopes';
+import { requireScopeForPolicy } from '@guardagent/api-keys';
 import { route, type AnyRouteSpec } from '../route-spec';
 
 /**

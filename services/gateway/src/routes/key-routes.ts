@@ -2,8 +2,8 @@ import { NotFoundError, ValidationError } from '@guardagent/errors';
 import { KeyCreateBodySchema, KeyIdParamsSchema, KeyRotateBodySchema, KeyTenantQuerySchema } from '../api-schemas';
 import type { GatewayDeps } from '../gateway-deps';
 import { ForbiddenError } from '../gateway-errors';
-import { route, type AnyRouteSpec, type Caller } from '../route-spec';
-import { ADMIN_TENANT } from '../tenant-store';
+import { route, type AnyRouteSpec } from '../route-spec';
+import { ADMIN_TENANT, type Caller } from '@guardagent/api-keys';
 
 /**
  * Whose keys a request manages: a tenant's `admin` key manages its own tenant's; the server's

@@ -1,8 +1,19 @@
 import { sameKey } from './api-key';
 import type { ApiKeyStore } from './api-key-store';
-import { KEY_SCOPES } from './key-scopes';
-import type { Caller } from './route-spec';
-import { ADMIN_TENANT } from './tenant-store';
+import { KEY_SCOPES, type KeyScope } from './key-scopes';
+
+/** The tenant the server's admin key acts as (no tenant can be created with this id). */
+export const ADMIN_TENANT = 'default';
+
+/** Who is asking: a tenant's key, or the server's admin key. */
+export interface Caller {
+  tenant: string;
+  /** The server's admin key (GUARDAGENT_ADMIN_KEY), not a tenant's key. */
+  serverAdmin: boolean;
+  scopes: readonly KeyScope[];
+  /** The tenant key's id; null for the server's admin key. */
+  keyId: string | null;
+}
 
 /** Longer presented keys are not looked up at all. */
 const MAX_KEY_CHARS = 512;

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { NotFoundError } from '@guardagent/errors';
+import { ConflictError, NotFoundError } from '@guardagent/errors';
 import { RedisScript, keys, type Keys } from '@guardagent/queue';
 import { generateApiKey, hashApiKey } from './api-key';
-import { ConflictError } from './gateway-errors';
 import { KeyScopeSchema, type KeyScope } from './key-scopes';
 
 /** What the gateway learns from a presented key: whose it is and what it may do. */
