@@ -7,7 +7,7 @@ import type { ProgramStore } from '@guardagent/registry';
 import { buildDecision } from './build-decision';
 import type { CompileResultDraft, DecisionDraft } from './stage-outcome';
 import { traceIdOf } from './trace-id';
-import { currentTraceId, extractTraceContext, withSpan } from '@guardagent/telemetry';
+import { withSpan } from '@guardagent/telemetry';
 import { decisionLogEntry, recordsDecision, type DecisionLogMode } from './decision-log-entry';
 
 /** How long a failed background compile of a policy version waits before another is tried. */
@@ -38,12 +38,9 @@ export async function finalizeDecision(deps: FinalizeDeps, state: PipelineState,
  * the fence is no longer this worker's.
  */
 export async function finalizeDecisions(deps: FinalizeDeps, ended: ReadonlyArray<{ state: PipelineState; draft: DecisionDraft }>, fence: JobFence | null = null): Promise<void> {
-  // Inside a check's span (a lone check job) the store is a child of it; a chunk's store runs
-  // outside any: one decision's joins its check's trace, many decisions' is a span of its own.
-  const only = ended.length === 1 && currentTraceId() === undefined ? ended[0] : undefined;
-  await withSpan('decisions.store', { ...(only ? { parent: extractTraceContext(only.state.trace) } : {}), attributes: { 'guardagent.decisions': ended.length } }, () =>
-    storeDecisions(deps, ended, fence),
-  );
+  // A child of the active span: a lone check's (its job's span is open around this); a chunk's
+  // store serves many traces and is a span of its own.
+  await withSpan('decisions.store', { attributes: { 'guardagent.decisions': ended.length } }, () => storeDecisions(deps, ended, fence));
 }
 
 async function storeDecisions(deps: FinalizeDeps, ended: ReadonlyArray<{ state: PipelineState; draft: DecisionDraft }>, fence: JobFence | null): Promise<void> {

@@ -10,7 +10,6 @@ export {
   type VerificationFailure,
 } from './pipeline-state';
 export {
-  STAGE_JOB_KINDS,
   PipelineJobSchema,
   ArchiveJobSchema,
   FeedbackJobSchema,

@@ -4,25 +4,6 @@ import { PipelineStateSchema } from './pipeline-state';
 import { FeedbackCaseSchema } from '@guardagent/schemas';
 import type { CheckChunkJob } from './check-chunk';
 
-/**
- * The catalog of job kinds each queue accepts. A job that does not parse against its
- * queue's schema never reaches a handler: it ends as a guard_error decision.
- */
-export const STAGE_JOB_KINDS = {
-  /**
-   * check: a new guard job (rails, fast path, or route on); check-chunk: many new guard jobs in one
-   * queue job; run: execute per-request code; verify: run a program on the policy's examples.
-   */
-  executor: ['check', 'check-chunk', 'run', 'verify'],
-  /** retrieve: attach the k nearest demonstrations; archive/feedback are side jobs. */
-  memory: ['retrieve', 'archive', 'feedback'],
-  planner: ['plan'],
-  codegen: ['codegen'],
-  debugger: ['debug'],
-} as const satisfies Record<Stage, readonly string[]>;
-
-export type StageJobKind<S extends Stage> = (typeof STAGE_JOB_KINDS)[S][number];
-
 export const PipelineJobSchema = z.object({ state: PipelineStateSchema });
 export type PipelineJob = z.infer<typeof PipelineJobSchema>;
 
@@ -61,19 +42,28 @@ export const FeedbackJobSchema = z.object({
 export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;
 
 /**
- * What a job of each (queue, kind) of STAGE_JOB_KINDS carries: QueueSet.add takes exactly this,
- * and the pipeline's handler tables are checked against it (one entry per kind, no other).
+ * The catalog: the job kinds each queue accepts, and what a job of each kind carries. QueueSet.add
+ * takes exactly this, and the pipeline's handler tables are checked against it (one handler per
+ * kind, no other). A job that does not parse against its kind's schema never reaches a handler: it
+ * ends as a guard_error decision.
  */
 export interface StageJobData {
+  /**
+   * check: a new guard job (rails, fast path, or route on); check-chunk: many new guard jobs in one
+   * queue job; run: execute per-request code; verify: run a program on the policy's examples.
+   */
   executor: { check: PipelineJob; 'check-chunk': CheckChunkJob; run: PipelineJob; verify: PipelineJob };
+  /** retrieve: attach the k nearest demonstrations; archive/feedback are side jobs. */
   memory: { retrieve: PipelineJob; archive: ArchiveJob; feedback: FeedbackJob };
   planner: { plan: PipelineJob };
   codegen: { codegen: PipelineJob };
   debugger: { debug: PipelineJob };
 }
 
+export type StageJobKind<S extends Stage> = keyof StageJobData[S] & string;
+
 /** The data of a job of kind K on queue S. */
-export type StageJobDataOf<S extends Stage, K extends StageJobKind<S>> = K extends keyof StageJobData[S] ? StageJobData[S][K] : never;
+export type StageJobDataOf<S extends Stage, K extends StageJobKind<S>> = StageJobData[S][K];
 /** The kinds whose job carries a guard job's state on its way through the stages (next() goes to these). */
 export type PipelineJobKind<S extends Stage> = { [K in StageJobKind<S>]: StageJobDataOf<S, K> extends PipelineJob ? K : never }[StageJobKind<S>];
 /** A hand-over to a stage: the stage and one of its kinds that carry a guard job's state. */
@@ -82,8 +72,3 @@ export type PipelineHop = { [S in Stage]: { stage: S; jobKind: PipelineJobKind<S
 export type SideJobKind<S extends Stage> = Exclude<StageJobKind<S>, PipelineJobKind<S>>;
 /** A job for `stage`, of any of its kinds, with that kind's data. */
 export type StageJobOf<S extends Stage> = { [K in StageJobKind<S>]: { kind: K; data: StageJobDataOf<S, K>; jobId: string } }[StageJobKind<S>];
-
-// The catalog and the data map name the same kinds, queue by queue (a compile error otherwise).
-type SameKinds<S extends Stage> = [StageJobKind<S>] extends [keyof StageJobData[S]] ? ([keyof StageJobData[S]] extends [StageJobKind<S>] ? true : false) : false;
-const catalogMatchesData: { [S in Stage]: SameKinds<S> } = { executor: true, memory: true, planner: true, codegen: true, debugger: true };
-void catalogMatchesData;

@@ -1,24 +1,12 @@
 /// <reference lib="dom" />
+import type { ApprovalView } from '@guardagent/client';
 import { useState } from 'preact/hooks';
 import { explain, getJson, postJson, query } from '../api';
 import { Problem, json, short, when } from '../format';
 import { href } from '../router';
 import { usePoll } from '../use-poll';
 
-interface Approval {
-  id: string;
-  status: string;
-  policy: string;
-  tool: string;
-  args: Record<string, unknown>;
-  subject: string;
-  reasons: string[];
-  rules: string[];
-  decisionId?: string;
-  createdAt: string;
-  expiresAt: string;
-  expiresInSeconds: number;
-}
+type Approval = ApprovalView;
 
 const APPROVER_ITEM = 'guardagent.console.approver';
 

@@ -2,6 +2,7 @@
 import { diffLines } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
 import { stringify } from 'yaml';
+import type { PolicyVersionInfo } from '@guardagent/client';
 import { getJson } from '../api';
 import { Badge, Problem, short, when } from '../format';
 import { href } from '../router';
@@ -14,14 +15,6 @@ interface PolicySummary {
   description?: string;
 }
 
-interface VersionInfo {
-  digest: string;
-  version: string;
-  enforcement: 'enforce' | 'shadow';
-  putAt: string | null;
-  current: boolean;
-  shadow: boolean;
-}
 
 interface VersionView {
   policy: Record<string, unknown>;
@@ -117,7 +110,7 @@ function Diff({ before, after, what }: { before: string; after: string; what: st
 
 /** One policy: its versions, a version's YAML and compiled program, and a line diff of two versions' programs. */
 export function PolicyPage({ id }: { id: string }) {
-  const versions = usePoll(() => getJson<{ versions: VersionInfo[] }>(path(id, 'versions')), [id], 5000);
+  const versions = usePoll(() => getJson<{ versions: PolicyVersionInfo[] }>(path(id, 'versions')), [id], 5000);
   const list = versions.data?.versions ?? [];
   const [shown, setShown] = useState('');
   const [from, setFrom] = useState('');
@@ -130,7 +123,7 @@ export function PolicyPage({ id }: { id: string }) {
   const toDigest = to || newest;
   const views = useVersions(id, [shownDigest, fromDigest, toDigest]);
   const view = views[shownDigest];
-  const label = (v: VersionInfo) => `version ${v.version} (${short(v.digest, 8)})${v.current ? ', current' : ''}${v.shadow ? ', shadow' : ''}`;
+  const label = (v: PolicyVersionInfo) => `version ${v.version} (${short(v.digest, 8)})${v.current ? ', current' : ''}${v.shadow ? ', shadow' : ''}`;
   const select = (name: string, text: string, value: string, set: (v: string) => void) => (
     <div class="field">
       <label for={name}>{text}</label>

@@ -13,7 +13,7 @@ export type PipelineHandler = (state: PipelineState, deps: PipelineDeps) => Prom
 
 /**
  * Which handler serves each (queue, job kind) whose job carries a guard job's state. Typed
- * against the queue catalog (PipelineJobKind of STAGE_JOB_KINDS): every such kind has a handler,
+ * against the queue catalog (PipelineJobKind of StageJobData): every such kind has a handler,
  * and no other kind can get one. The side jobs (a chunk of checks, archive, feedback) are served
  * by the stage worker's SIDE_JOB_HANDLERS.
  */
